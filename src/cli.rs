@@ -1,0 +1,285 @@
+//! Command-line flags, parsed once and resolved into a [`Config`].
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::view::text::TextOptions;
+
+const AFTER_HELP: &str = "\
+Examples:
+  agent -p \"fix the build\" --output-format stream-json --stream-partial-output | cursor-stream text
+  cursor-stream result run.ndjson              print the final answer; exit status tells success
+  cursor-stream json run.ndjson                what --output-format json would have printed
+  cursor-stream text --thinking run.ndjson     the answer on stdout, the reasoning on stderr
+
+Exit status:
+  0  every run in the input ended with a successful result
+  1  a run's result reports a failure (is_error, or a subtype other than success)
+  2  usage error, or an input could not be read
+  3  the input ended without a result event (the run was killed, crashed or failed)
+  4  --strict (or --max-line) and a line of the input was not usable";
+
+/// Read the Cursor Agent CLI's stream-json output and show what you need: the answer, live
+/// and exactly once; the final result with an honest exit status; the CLI's own json format.
+#[derive(Debug, Parser)]
+#[command(name = "cursor-stream", version, after_help = AFTER_HELP, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    #[command(flatten)]
+    pub global: GlobalArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Stop with exit status 4 at the first line that is not a usable event, instead of
+    /// reporting it and going on.
+    #[arg(long, global = true)]
+    pub strict: bool,
+
+    /// Flush the output after every event, not only when the input pauses.
+    #[arg(long, global = true)]
+    pub line_buffered: bool,
+
+    /// When to use colors and styles on the terminal. `auto` honours NO_COLOR.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, value_name = "WHEN")]
+    pub color: ColorChoice,
+
+    /// Refuse lines longer than SIZE (e.g. 64M) with exit status 4. By default a line may
+    /// be as long as memory allows: real tool results reach tens of MiB.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
+    pub max_line: Option<usize>,
+
+    /// Do not print warnings about the input (run failures are still reported).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The assistant's answer, live, exactly once (no duplicated or lost segments).
+    #[command(after_help = "\
+Examples:
+  agent -p \"…\" --output-format stream-json --stream-partial-output | cursor-stream text
+  cursor-stream text --separator '\\n\\n' run.ndjson    a blank line between segments
+  cursor-stream text --thinking run.ndjson 2>thinking.txt")]
+    Text(TextArgs),
+
+    /// The final result text of each run (exit 0 success, 1 failed run, 3 no result).
+    #[command(after_help = "\
+Examples:
+  answer=$(cursor-stream result run.ndjson) || echo \"the agent run did not succeed\"
+  cursor-stream result logs/*.ndjson            one result per run, in order")]
+    Result(InputArgs),
+
+    /// Exactly what `--output-format json` prints: the result event, one line per run.
+    #[command(after_help = "\
+Examples:
+  cursor-stream json run.ndjson | jq .usage
+  agent -p \"…\" --output-format stream-json | cursor-stream json > result.json")]
+    Json(InputArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// Stream files to read, in order; `-` or nothing reads stdin.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct TextArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Show the reasoning (`thinking` events) on stderr, dimmed and marked, apart from the
+    /// answer.
+    #[arg(long)]
+    pub thinking: bool,
+
+    /// Write SEP between segments (the text before and after each round of tool calls).
+    /// `\n`, `\t` and `\\` are understood. By default segments are joined with nothing,
+    /// so the output equals the run's own result.
+    #[arg(long, value_name = "SEP")]
+    pub separator: Option<String>,
+}
+
+/// One input, in the order given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    Stdin,
+    Path(PathBuf),
+}
+
+impl Input {
+    pub fn name(&self) -> String {
+        match self {
+            Input::Stdin => "<stdin>".to_string(),
+            Input::Path(p) => p.display().to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum ViewChoice {
+    Text(TextOptions),
+    Result,
+    Json,
+}
+
+/// Everything a run needs, decided once.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub view: ViewChoice,
+    pub inputs: Vec<Input>,
+    pub strict: bool,
+    pub quiet: bool,
+    pub line_buffered: bool,
+    pub max_line: Option<usize>,
+    pub color_out: bool,
+    pub color_err: bool,
+    pub out_is_terminal: bool,
+    pub err_is_terminal: bool,
+}
+
+impl Cli {
+    pub fn resolve(self) -> Config {
+        let (view, input) = match self.command {
+            Command::Text(a) => (
+                ViewChoice::Text(TextOptions {
+                    separator: a.separator.as_deref().map(unescape),
+                    thinking: a.thinking,
+                }),
+                a.input,
+            ),
+            Command::Result(a) => (ViewChoice::Result, a),
+            Command::Json(a) => (ViewChoice::Json, a),
+        };
+        let out_is_terminal = std::io::stdout().is_terminal();
+        let err_is_terminal = std::io::stderr().is_terminal();
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let color = |is_terminal: bool| match self.global.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => is_terminal && !no_color,
+        };
+        Config {
+            view,
+            inputs: inputs(input.files),
+            strict: self.global.strict,
+            quiet: self.global.quiet,
+            line_buffered: self.global.line_buffered,
+            max_line: self.global.max_line,
+            color_out: color(out_is_terminal),
+            color_err: color(err_is_terminal),
+            out_is_terminal,
+            err_is_terminal,
+        }
+    }
+}
+
+fn inputs(files: Vec<PathBuf>) -> Vec<Input> {
+    if files.is_empty() {
+        return vec![Input::Stdin];
+    }
+    files
+        .into_iter()
+        .map(|f| {
+            if f.as_os_str() == "-" {
+                Input::Stdin
+            } else {
+                Input::Path(f)
+            }
+        })
+        .collect()
+}
+
+/// `\n`, `\t`, `\r`, `\0` and `\\`; any other backslash stays as written.
+fn unescape(s: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut bytes = s.bytes();
+    while let Some(b) = bytes.next() {
+        if b != b'\\' {
+            out.push(b);
+            continue;
+        }
+        match bytes.next() {
+            Some(b'n') => out.push(b'\n'),
+            Some(b't') => out.push(b'\t'),
+            Some(b'r') => out.push(b'\r'),
+            Some(b'0') => out.push(0),
+            Some(b'\\') => out.push(b'\\'),
+            Some(other) => out.extend_from_slice(&[b'\\', other]),
+            None => out.push(b'\\'),
+        }
+    }
+    out
+}
+
+/// `1048576`, `512K`, `64M`, `1G` (binary units; `KiB`, `MB` and the like are accepted).
+fn parse_size(s: &str) -> Result<usize, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (digits, unit) = s.split_at(split);
+    let n: usize = digits
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size such as 4096, 512K, 64M or 1G"))?;
+    let shift = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        _ => return Err(format!("unknown unit in `{s}`: use K, M or G")),
+    };
+    n.checked_mul(1 << shift)
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("`{s}` is not a usable size"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("512K"), Ok(512 << 10));
+        assert_eq!(parse_size("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_size("1g"), Ok(1 << 30));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("12 parsecs").is_err());
+        assert!(parse_size("M").is_err());
+    }
+
+    #[test]
+    fn separator_escapes() {
+        assert_eq!(unescape(r"\n\n"), b"\n\n");
+        assert_eq!(unescape(r"a\tb\\c\q"), b"a\tb\\c\\q");
+        assert_eq!(unescape("---"), b"---");
+    }
+
+    #[test]
+    fn dash_and_nothing_mean_stdin() {
+        assert_eq!(inputs(vec![]), vec![Input::Stdin]);
+        assert_eq!(
+            inputs(vec!["a".into(), "-".into()]),
+            vec![Input::Path("a".into()), Input::Stdin]
+        );
+    }
+
+    #[test]
+    fn clap_definition_is_valid() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

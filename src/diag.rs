@@ -1,0 +1,216 @@
+//! Messages about the input, on stderr, with the file and line they concern.
+//!
+//! Every problem is reported once, at the line where it is found. When one kind of problem
+//! repeats (a log full of banners), the first few are shown and the rest are counted and
+//! summed up at the end, so stderr is not flooded.
+
+use std::fmt::{self, Display, Write as _};
+
+use anstyle::{AnsiColor, Style};
+
+use crate::output::Output;
+
+/// How many messages of one kind are shown before the rest are only counted.
+const SHOWN_PER_KIND: u64 = 5;
+const EXCERPT_CHARS: usize = 72;
+
+/// `--strict` turned a problem with the input into the end of the run.
+#[derive(Debug)]
+pub struct BadInput(pub String);
+
+impl Display for BadInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (stopped by --strict)", self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+pub struct Diag {
+    source: String,
+    line: u64,
+    strict: bool,
+    quiet: bool,
+    /// Messages seen so far per kind (shown or not), in the order kinds first appeared.
+    seen: Vec<(&'static str, u64)>,
+    msg: String,
+}
+
+impl Diag {
+    pub fn new(strict: bool, quiet: bool) -> Diag {
+        Diag {
+            source: String::new(),
+            line: 0,
+            strict,
+            quiet,
+            seen: Vec::new(),
+            msg: String::new(),
+        }
+    }
+
+    pub fn set_source(&mut self, name: &str) {
+        self.source.clear();
+        self.source.push_str(name);
+        self.line = 0;
+    }
+
+    pub fn set_line(&mut self, line: u64) {
+        self.line = line;
+    }
+
+    /// `file:line`, for messages.
+    pub fn position(&self) -> String {
+        format!("{}:{}", self.source, self.line)
+    }
+
+    /// A line that is not a usable event. The run goes on unless `--strict`.
+    pub fn bad_line(
+        &mut self,
+        out: &mut Output,
+        kind: &'static str,
+        what: impl Display,
+        line: &[u8],
+    ) -> Result<(), BadInput> {
+        self.msg.clear();
+        let _ = write!(
+            self.msg,
+            "{}:{}: {what}: {}",
+            self.source,
+            self.line,
+            Excerpt(line)
+        );
+        if self.strict {
+            return Err(BadInput(std::mem::take(&mut self.msg)));
+        }
+        self.emit(out, kind, "warning");
+        Ok(())
+    }
+
+    /// Something worth knowing about the current line that does not stop the run.
+    pub fn warn(&mut self, out: &mut Output, kind: &'static str, what: impl Display) {
+        self.msg.clear();
+        let _ = write!(self.msg, "{}:{}: {what}", self.source, self.line);
+        self.emit(out, kind, "warning");
+    }
+
+    /// A statement about a whole run (it failed, it did not finish). Never summarised,
+    /// never silenced: it explains the exit status.
+    pub fn note(&mut self, out: &mut Output, what: impl Display) {
+        out.begin_err_block();
+        let label = Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold();
+        out.write_err(b"cursor-stream: ");
+        out.write_err_styled(label, b"note");
+        out.write_err(format!(": {what}\n").as_bytes());
+    }
+
+    /// Sums up the messages that were counted but not shown.
+    pub fn finish(&mut self, out: &mut Output) {
+        for i in 0..self.seen.len() {
+            let (kind, n) = self.seen[i];
+            if n > SHOWN_PER_KIND && !self.quiet {
+                out.begin_err_block();
+                let hidden = n - SHOWN_PER_KIND;
+                out.write_err(
+                    format!("cursor-stream: {hidden} more warning(s) not shown: {kind}\n")
+                        .as_bytes(),
+                );
+            }
+        }
+    }
+
+    fn emit(&mut self, out: &mut Output, kind: &'static str, label: &str) {
+        let n = match self.seen.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => {
+                *n += 1;
+                *n
+            }
+            None => {
+                self.seen.push((kind, 1));
+                1
+            }
+        };
+        if self.quiet || n > SHOWN_PER_KIND {
+            return;
+        }
+        out.begin_err_block();
+        let style = Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold();
+        out.write_err(b"cursor-stream: ");
+        out.write_err_styled(style, label.as_bytes());
+        out.write_err(b": ");
+        out.write_err(self.msg.as_bytes());
+        out.write_err(b"\n");
+    }
+}
+
+/// The start of a line, made safe to print: invalid UTF-8 replaced, control characters
+/// (terminal escapes among them) shown escaped, long lines cut.
+pub struct Excerpt<'a>(pub &'a [u8]);
+
+impl Display for Excerpt<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = String::from_utf8_lossy(&self.0[..self.0.len().min(EXCERPT_CHARS * 4)]);
+        let mut chars = 0;
+        for c in text.chars() {
+            if chars == EXCERPT_CHARS {
+                return f.write_str("…");
+            }
+            if c.is_control() {
+                write!(f, "{}", c.escape_default())?;
+            } else {
+                f.write_char(c)?;
+            }
+            chars += 1;
+        }
+        if text.len() < self.0.len() && chars < EXCERPT_CHARS {
+            f.write_str("…")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::{OutputMode, testing::capture};
+
+    #[test]
+    fn excerpt_is_safe_and_short() {
+        let s = Excerpt(b"\x1b[31mred\x1b[0m \xff").to_string();
+        assert_eq!(s, "\\u{1b}[31mred\\u{1b}[0m \u{fffd}");
+        let long = vec![b'a'; 500];
+        let s = Excerpt(&long).to_string();
+        assert_eq!(s.chars().count(), EXCERPT_CHARS + 1);
+        assert!(s.ends_with('…'));
+    }
+
+    #[test]
+    fn repeated_warnings_are_summarised() {
+        let (mut out, _, err) = capture(OutputMode::default());
+        let mut d = Diag::new(false, false);
+        d.set_source("run.ndjson");
+        for line in 1..=12 {
+            d.set_line(line);
+            d.bad_line(&mut out, "lines that are not JSON", "not JSON", b"banner")
+                .unwrap();
+        }
+        d.finish(&mut out);
+        out.flush().unwrap();
+        let text = err.text();
+        assert_eq!(text.matches("warning: run.ndjson:").count(), 5, "{text}");
+        assert!(text.contains("run.ndjson:5: not JSON: banner"), "{text}");
+        assert!(
+            text.contains("7 more warning(s) not shown: lines that are not JSON"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn strict_makes_a_bad_line_fatal() {
+        let (mut out, _, _) = capture(OutputMode::default());
+        let mut d = Diag::new(true, false);
+        d.set_source("x");
+        d.set_line(3);
+        let err = d.bad_line(&mut out, "k", "not JSON", b"T: hi").unwrap_err();
+        assert_eq!(err.0, "x:3: not JSON: T: hi");
+    }
+}

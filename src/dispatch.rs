@@ -1,0 +1,209 @@
+//! The dispatcher: lines in, events routed to the chosen view.
+//!
+//! Each complete line is handled as soon as a read returns it; output is flushed when no
+//! complete line is left, just before the next read (which may block on a live producer).
+//! Each line's `type` is peeked (see `event`), runs are tracked for the exit status, and
+//! only the event types the view asked for reach it.
+
+use std::io::Read;
+
+use anyhow::Context as _;
+
+use crate::diag::BadInput;
+use crate::event::{self, BadLine, EventKind, Head, Subtype};
+use crate::line_buffer::{LineReader, LineTooLong};
+use crate::session::{ExitStatus, Outcome, Sessions};
+use crate::view::{Ctx, Event, RunResult, SessionEnd, View};
+
+pub struct Dispatcher<V> {
+    view: V,
+    interest: event::KindSet,
+    sessions: Sessions,
+    ctx: Ctx,
+    max_line: Option<usize>,
+}
+
+impl<V: View> Dispatcher<V> {
+    pub fn new(view: V, ctx: Ctx, max_line: Option<usize>) -> Self {
+        Dispatcher {
+            interest: view.interest(),
+            view,
+            sessions: Sessions::default(),
+            ctx,
+            max_line,
+        }
+    }
+
+    pub fn ctx(&mut self) -> &mut Ctx {
+        &mut self.ctx
+    }
+
+    /// Reads one input to its end. Runs may continue from one input into the next.
+    pub fn feed<R: Read>(&mut self, name: &str, rdr: R) -> anyhow::Result<()> {
+        let mut reader = LineReader::new(rdr).max_line(self.max_line);
+        self.ctx.diag.set_source(name);
+        loop {
+            match reader.fill() {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
+                    if let Some(too_long) =
+                        e.get_ref().and_then(|e| e.downcast_ref::<LineTooLong>())
+                    {
+                        return Err(BadInput(format!("{name}: {too_long}")).into());
+                    }
+                    return Err(e).with_context(|| format!("reading {name}"));
+                }
+            }
+            while let Some(line) = reader.next_line() {
+                self.ctx.diag.set_line(line.number);
+                self.line(line.bytes, line.unterminated)?;
+                self.ctx.out.event_done()?;
+            }
+            self.ctx.out.flush()?;
+        }
+        Ok(())
+    }
+
+    /// The input is exhausted: closes the open run and gives the exit status.
+    pub fn finish(mut self) -> anyhow::Result<ExitStatus> {
+        if self.sessions.is_open() {
+            let outcome = self.sessions.end(Outcome::NoResult);
+            self.run_ended(&outcome, None)?;
+        }
+        if self.sessions.runs() == 0 {
+            self.ctx.diag.note(
+                &mut self.ctx.out,
+                "the input holds no run and no result event",
+            );
+        }
+        self.view.finish(&mut self.ctx)?;
+        self.ctx.diag.finish(&mut self.ctx.out);
+        self.ctx.out.flush()?;
+        Ok(self.sessions.status())
+    }
+
+    fn line(&mut self, line: &[u8], unterminated: bool) -> anyhow::Result<()> {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        let head = match event::peek(line) {
+            Ok(head) => head,
+            Err(bad) => return self.bad_line(&bad, line, unterminated),
+        };
+        match head.kind {
+            EventKind::System => self.system(&head, line)?,
+            EventKind::Result => return self.result(line),
+            kind if kind.opens_session() && !self.sessions.is_open() => self.start(None)?,
+            _ => {}
+        }
+        if self.interest.contains(head.kind) {
+            let ev = Event { line, head: &head };
+            self.view.event(&ev, &mut self.ctx)?;
+        }
+        Ok(())
+    }
+
+    fn bad_line(&mut self, bad: &BadLine, line: &[u8], unterminated: bool) -> anyhow::Result<()> {
+        let (kind, what): (&'static str, String) = match bad {
+            BadLine::NotJson(_) if unterminated => (
+                "truncated last line",
+                format!("truncated last line, no newline at the end of the input ({bad})"),
+            ),
+            BadLine::NotJson(_) => ("lines that are not JSON", bad.to_string()),
+            BadLine::NotObject => ("JSON lines that are not objects", bad.to_string()),
+            BadLine::NoType | BadLine::BadType(_) => {
+                ("objects without a usable type", bad.to_string())
+            }
+        };
+        self.ctx
+            .diag
+            .bad_line(&mut self.ctx.out, kind, what, line)?;
+        Ok(())
+    }
+
+    fn system(&mut self, head: &Head<'_>, line: &[u8]) -> anyhow::Result<()> {
+        let is_init = match &head.subtype {
+            Subtype::Known(sub) => sub.as_deref() == Some("init"),
+            Subtype::NotPeeked => true,
+        };
+        if !is_init {
+            return Ok(());
+        }
+        match event::read_system(line) {
+            Ok(sys) if sys.subtype.as_deref() == Some("init") => {
+                self.start(sys.session_id.as_deref())
+            }
+            Ok(_) => Ok(()),
+            Err(e) => {
+                self.ctx.diag.bad_line(
+                    &mut self.ctx.out,
+                    "unreadable system events",
+                    format_args!("unreadable system/init event ({e})"),
+                    line,
+                )?;
+                self.start(None)
+            }
+        }
+    }
+
+    fn start(&mut self, id: Option<&str>) -> anyhow::Result<()> {
+        if self.sessions.is_open() {
+            let outcome = self.sessions.end(Outcome::NoResult);
+            self.run_ended(&outcome, None)?;
+        }
+        self.sessions.start(id);
+        self.view.session_start(&mut self.ctx)
+    }
+
+    fn result(&mut self, line: &[u8]) -> anyhow::Result<()> {
+        if !self.sessions.is_open() {
+            self.start(None)?;
+        }
+        let parsed = event::read_result(line);
+        let outcome = match &parsed {
+            Ok(ev) if ev.succeeded() => Outcome::Succeeded,
+            Ok(ev) => Outcome::Failed {
+                subtype: ev.subtype.as_deref().unwrap_or("").to_owned(),
+                is_error: ev.is_error.unwrap_or(false),
+            },
+            Err(e) => {
+                self.ctx.diag.bad_line(
+                    &mut self.ctx.out,
+                    "unreadable result events",
+                    format_args!("unreadable result event ({e})"),
+                    line,
+                )?;
+                Outcome::Unreadable
+            }
+        };
+        let outcome = self.sessions.end(outcome);
+        let result = parsed.as_ref().ok().map(|event| RunResult { event, line });
+        self.run_ended(&outcome, result)
+    }
+
+    fn run_ended(
+        &mut self,
+        outcome: &Outcome,
+        result: Option<RunResult<'_>>,
+    ) -> anyhow::Result<()> {
+        if *outcome != Outcome::Succeeded {
+            let mut position = self.ctx.diag.position();
+            if let Some(id) = self.sessions.id() {
+                position = format!("{position}: session {id}");
+            }
+            let failed_text = result
+                .as_ref()
+                .map(|r| r.event.text())
+                .filter(|t| !t.is_empty())
+                .map(|t| format!(": {}", crate::diag::Excerpt(t.as_bytes())))
+                .unwrap_or_default();
+            self.ctx.diag.note(
+                &mut self.ctx.out,
+                format_args!("{position}: {outcome}{failed_text}"),
+            );
+        }
+        self.view
+            .session_end(&SessionEnd { outcome, result }, &mut self.ctx)
+    }
+}

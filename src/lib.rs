@@ -1,0 +1,89 @@
+//! cursor-stream: read the Cursor Agent CLI's `stream-json` output and show what is needed.
+//!
+//! The shape: a line splitter ([`line_buffer`]) feeds a dispatcher ([`dispatch`]) that peeks
+//! each event's type ([`event`]) and routes it to the chosen view ([`view`]), which writes
+//! through buffered [`output`].
+
+pub mod cli;
+pub mod diag;
+pub mod dispatch;
+pub mod event;
+pub mod line_buffer;
+pub mod output;
+pub mod session;
+pub mod view;
+
+use std::fs::File;
+use std::io::{self, Read};
+
+use cli::{Config, Input, ViewChoice};
+use diag::Diag;
+use dispatch::Dispatcher;
+use output::{Output, OutputMode};
+use session::ExitStatus;
+use view::{Ctx, View};
+
+/// Runs the configured view over the configured inputs.
+pub fn run(config: &Config) -> anyhow::Result<ExitStatus> {
+    match &config.view {
+        ViewChoice::Text(opts) => drive(view::text::TextView::new(opts.clone()), config),
+        ViewChoice::Result => drive(view::result::ResultView, config),
+        ViewChoice::Json => drive(view::json::JsonView, config),
+    }
+}
+
+fn drive<V: View>(view: V, config: &Config) -> anyhow::Result<ExitStatus> {
+    let out = Output::new(
+        Box::new(io::stdout().lock()),
+        Box::new(io::stderr()),
+        OutputMode {
+            out_is_terminal: config.out_is_terminal,
+            err_is_terminal: config.err_is_terminal,
+            color_out: config.color_out,
+            color_err: config.color_err,
+            line_buffered: config.line_buffered,
+        },
+    );
+    let ctx = Ctx {
+        out,
+        diag: Diag::new(config.strict, config.quiet),
+    };
+    let mut dispatcher = Dispatcher::new(view, ctx, config.max_line);
+    let mut unreadable = false;
+    for input in &config.inputs {
+        let name = input.name();
+        match open(input) {
+            Ok(rdr) => dispatcher.feed(&name, rdr)?,
+            Err(e) => {
+                let ctx = dispatcher.ctx();
+                ctx.out.begin_err_block();
+                ctx.out.write_err(
+                    format!("cursor-stream: error: cannot read {name}: {e}\n").as_bytes(),
+                );
+                unreadable = true;
+            }
+        }
+    }
+    let status = dispatcher.finish()?;
+    Ok(if unreadable {
+        ExitStatus::Error
+    } else {
+        status
+    })
+}
+
+fn open(input: &Input) -> io::Result<Box<dyn Read>> {
+    match input {
+        Input::Stdin => Ok(Box::new(io::stdin().lock())),
+        Input::Path(path) => {
+            let file = File::open(path)?;
+            if file.metadata()?.is_dir() {
+                return Err(io::Error::new(
+                    io::ErrorKind::IsADirectory,
+                    "is a directory",
+                ));
+            }
+            Ok(Box::new(file))
+        }
+    }
+}

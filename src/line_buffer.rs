@@ -1,0 +1,366 @@
+//! The line splitter: one owned buffer, lines handed out as borrowed slices.
+//!
+//! Modelled on ripgrep's `LineBuffer`: bytes are read into a single buffer, complete
+//! lines are yielded in place (no copy), and only the unfinished tail is moved to the
+//! front before the next read. A line longer than the buffer makes the buffer grow, so
+//! there is no fixed line limit unless the caller sets one (`--max-line`).
+//!
+//! The consumer drives it in two steps so that it can flush its output exactly when the
+//! next read may block:
+//!
+//! ```text
+//! while reader.fill()? {                     // one read(2), unless a line is already buffered
+//!     while let Some(line) = reader.next_line() { ... }
+//!     out.flush()?;                          // nothing complete is left: the next read may block
+//! }
+//! ```
+
+use std::io::{self, Read};
+
+/// Size of the buffer at start and the least free space given to each read.
+///
+/// Large enough that a regular file is read in few system calls, small enough to stay far
+/// below the memory budget. Pipes return at most their own capacity per read anyway.
+pub const DEFAULT_CAPACITY: usize = 256 * 1024;
+const MIN_READ: usize = 64 * 1024;
+
+/// One line, without its `\n` or `\r\n` terminator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Line<'a> {
+    pub bytes: &'a [u8],
+    /// 1-based line number within the current input.
+    pub number: u64,
+    /// The input ended without a `\n` after this line (a killed producer leaves one).
+    pub unterminated: bool,
+}
+
+/// The line is longer than the limit the caller set.
+#[derive(Debug)]
+pub struct LineTooLong {
+    pub limit: usize,
+    pub line: u64,
+}
+
+impl std::fmt::Display for LineTooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "line {} is longer than the limit of {} bytes set by --max-line",
+            self.line, self.limit
+        )
+    }
+}
+
+impl std::error::Error for LineTooLong {}
+
+pub struct LineReader<R> {
+    rdr: R,
+    buf: Vec<u8>,
+    /// Start of the first byte not yet handed out.
+    pos: usize,
+    /// End of the valid bytes in `buf`.
+    end: usize,
+    /// How far past `pos` we already know there is no `\n`; saves rescanning a long line
+    /// on every read that extends it.
+    scanned: usize,
+    eof: bool,
+    line_no: u64,
+    at_start: bool,
+    max_line: Option<usize>,
+    /// Set by `next_line` when the line at `pos` exceeds `max_line`; `fill` reports it.
+    too_long: bool,
+}
+
+impl<R: Read> LineReader<R> {
+    pub fn new(rdr: R) -> Self {
+        Self::with_capacity(rdr, DEFAULT_CAPACITY)
+    }
+
+    pub fn with_capacity(rdr: R, capacity: usize) -> Self {
+        LineReader {
+            rdr,
+            buf: vec![0; capacity.max(1)],
+            pos: 0,
+            end: 0,
+            scanned: 0,
+            eof: false,
+            line_no: 0,
+            at_start: true,
+            max_line: None,
+            too_long: false,
+        }
+    }
+
+    /// Refuse lines longer than `limit` bytes with a [`LineTooLong`] error.
+    pub fn max_line(mut self, limit: Option<usize>) -> Self {
+        self.max_line = limit;
+        self
+    }
+
+    /// Make sure a line can be handed out, reading once if none is buffered.
+    ///
+    /// Returns `false` when the input is exhausted. A `true` does not promise a line:
+    /// a read may return only part of one, so call [`next_line`](Self::next_line) until it
+    /// returns `None` and then `fill` again.
+    pub fn fill(&mut self) -> io::Result<bool> {
+        if self.too_long {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                LineTooLong {
+                    limit: self.max_line.unwrap_or(0),
+                    line: self.line_no + 1,
+                },
+            ));
+        }
+        if self.has_line() {
+            return Ok(true);
+        }
+        if self.eof {
+            return Ok(self.pos < self.end);
+        }
+        self.make_room()?;
+        let n = loop {
+            match self.rdr.read(&mut self.buf[self.end..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        if n == 0 {
+            self.eof = true;
+        } else {
+            self.end += n;
+            if self.at_start {
+                self.skip_bom();
+            }
+        }
+        Ok(true)
+    }
+
+    /// The next buffered line; at end of input also the last line without `\n`.
+    pub fn next_line(&mut self) -> Option<Line<'_>> {
+        let from = self.pos + self.scanned;
+        let (end, next, unterminated) = match memchr::memchr(b'\n', &self.buf[from..self.end]) {
+            Some(i) => (from + i, from + i + 1, false),
+            None if self.eof && self.pos < self.end => (self.end, self.end, true),
+            None => {
+                self.scanned = self.end - self.pos;
+                self.exceeds_limit(self.scanned);
+                return None;
+            }
+        };
+        let start = self.pos;
+        let end = if end > start && self.buf[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        };
+        if self.exceeds_limit(end - start) {
+            return None;
+        }
+        self.pos = next;
+        self.scanned = 0;
+        self.line_no += 1;
+        Some(Line {
+            bytes: &self.buf[start..end],
+            number: self.line_no,
+            unterminated,
+        })
+    }
+
+    /// Records (for `fill` to report) that the line at `pos` is over the limit.
+    fn exceeds_limit(&mut self, len: usize) -> bool {
+        self.too_long = self.max_line.is_some_and(|limit| len > limit);
+        self.too_long
+    }
+
+    /// Whether a complete line is waiting in the buffer (so the next `fill` will not read).
+    fn has_line(&self) -> bool {
+        let from = self.pos + self.scanned;
+        memchr::memchr(b'\n', &self.buf[from..self.end]).is_some()
+    }
+
+    /// Move the unfinished line to the front, and grow when it fills the whole buffer.
+    fn make_room(&mut self) -> io::Result<()> {
+        if self.buf.len() - self.end >= MIN_READ {
+            return Ok(());
+        }
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.pos = 0;
+        }
+        let free = self.buf.len() - self.end;
+        if free < MIN_READ || free < self.buf.len() / 4 {
+            let want = (self.buf.len() * 2).max(self.end + MIN_READ);
+            self.buf
+                .try_reserve_exact(want - self.buf.len())
+                .map_err(|_| {
+                    io::Error::new(io::ErrorKind::OutOfMemory, "line too long for memory")
+                })?;
+            self.buf.resize(want, 0);
+        }
+        Ok(())
+    }
+
+    /// Drops a UTF-8 byte order mark at the very start of the input. Decided as soon as
+    /// the first bytes are known not to be one, so that no later bytes are mistaken for it.
+    fn skip_bom(&mut self) {
+        const BOM: &[u8] = b"\xEF\xBB\xBF";
+        let have = &self.buf[self.pos..self.end];
+        let n = have.len().min(BOM.len());
+        if have[..n] != BOM[..n] {
+            self.at_start = false;
+        } else if n == BOM.len() {
+            self.at_start = false;
+            self.pos += BOM.len();
+            self.scanned = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that returns its data in pieces of the given sizes, cycling.
+    struct Chunked<'a> {
+        data: &'a [u8],
+        sizes: Vec<usize>,
+        i: usize,
+    }
+
+    impl Read for Chunked<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let size = self.sizes[self.i % self.sizes.len()];
+            self.i += 1;
+            let n = size.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    fn lines_of(data: &[u8], sizes: &[usize], capacity: usize) -> Vec<(Vec<u8>, u64, bool)> {
+        let rdr = Chunked {
+            data,
+            sizes: sizes.to_vec(),
+            i: 0,
+        };
+        let mut lr = LineReader::with_capacity(rdr, capacity);
+        let mut out = Vec::new();
+        while lr.fill().unwrap() {
+            while let Some(l) = lr.next_line() {
+                out.push((l.bytes.to_vec(), l.number, l.unterminated));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn line_straddling_reads_is_whole() {
+        let data = b"{\"a\":1}\n{\"b\":2}\n";
+        let got = lines_of(data, &[3, 5, 1, 100], 16);
+        assert_eq!(
+            got,
+            vec![
+                (b"{\"a\":1}".to_vec(), 1, false),
+                (b"{\"b\":2}".to_vec(), 2, false)
+            ]
+        );
+    }
+
+    #[test]
+    fn grows_past_initial_capacity() {
+        let long = vec![b'x'; 1_000_000];
+        let mut data = long.clone();
+        data.extend_from_slice(b"\nshort\n");
+        let got = lines_of(&data, &[4096], 16);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].0, long);
+        assert_eq!(got[1].0, b"short");
+    }
+
+    #[test]
+    fn unterminated_last_line_is_yielded() {
+        let got = lines_of(b"one\ntwo", &[2], 1024);
+        assert_eq!(
+            got,
+            vec![(b"one".to_vec(), 1, false), (b"two".to_vec(), 2, true)]
+        );
+    }
+
+    #[test]
+    fn crlf_and_bom_are_stripped() {
+        let got = lines_of(b"\xEF\xBB\xBFa\r\nb\r\n", &[1], 1024);
+        assert_eq!(
+            got,
+            vec![(b"a".to_vec(), 1, false), (b"b".to_vec(), 2, false)]
+        );
+    }
+
+    #[test]
+    fn bom_only_at_the_start() {
+        for size in [1, 2, 100] {
+            let got = lines_of(b"a\n\xEF\xBB\xBFb\n", &[size], 1024);
+            assert_eq!(got[1].0, b"\xEF\xBB\xBFb", "reads of {size}");
+        }
+    }
+
+    #[test]
+    fn blank_lines_are_lines() {
+        let got = lines_of(b"\n\na\n", &[100], 1024);
+        let bytes: Vec<_> = got.iter().map(|l| l.0.clone()).collect();
+        assert_eq!(bytes, vec![b"".to_vec(), b"".to_vec(), b"a".to_vec()]);
+    }
+
+    #[test]
+    fn empty_input_has_no_lines() {
+        assert!(lines_of(b"", &[10], 1024).is_empty());
+    }
+
+    #[test]
+    fn any_chunking_gives_the_same_lines() {
+        let data = b"\xEF\xBB\xBF{\"type\":\"a\"}\n\r\n\xEF\xBB\xBF{}\nxyz\r\n\nlast";
+        let expect = lines_of(data, &[data.len()], 1024);
+        for size in 1..data.len() {
+            for cap in [1, 2, 7, 64] {
+                assert_eq!(
+                    lines_of(data, &[size], cap),
+                    expect,
+                    "size {size} cap {cap}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn max_line_is_enforced() {
+        let data = b"short\nthis one is far too long\n";
+        let rdr = Chunked {
+            data,
+            sizes: vec![4],
+            i: 0,
+        };
+        let mut lr = LineReader::with_capacity(rdr, 8).max_line(Some(10));
+        let mut seen = Vec::new();
+        let err = loop {
+            match lr.fill() {
+                Ok(true) => {
+                    while let Some(l) = lr.next_line() {
+                        seen.push(l.bytes.to_vec());
+                    }
+                }
+                Ok(false) => panic!("the long line was accepted"),
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(seen, vec![b"short".to_vec()]);
+        let too_long = err
+            .get_ref()
+            .unwrap()
+            .downcast_ref::<LineTooLong>()
+            .unwrap();
+        assert_eq!(too_long.line, 2);
+    }
+}

@@ -1,0 +1,251 @@
+//! Where views write: buffered stdout for the chosen view, stderr for everything else.
+//!
+//! Both streams are buffered and flushed by the dispatcher when no complete input line is
+//! left, i.e. just before a read that may block (see `line_buffer`): a live producer's
+//! delta reaches the terminal at once, while a large file is written in large blocks.
+//! When the two streams alternate, the one that was written last is flushed first, so
+//! that a terminal showing both sees them in order.
+
+use std::io::{self, BufWriter, Write};
+
+use anstyle::Style;
+
+const OUT_CAPACITY: usize = 128 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Channel {
+    Out,
+    Err,
+}
+
+pub struct Output {
+    out: BufWriter<Box<dyn Write>>,
+    err: BufWriter<Box<dyn Write>>,
+    last: Channel,
+    /// The last byte written to stdout was `\n`, or nothing was written yet.
+    out_at_line_start: bool,
+    out_written: bool,
+    pub out_is_terminal: bool,
+    /// stdout and stderr are both terminals: presumably the same screen.
+    shared_terminal: bool,
+    pub color_out: bool,
+    pub color_err: bool,
+    line_buffered: bool,
+}
+
+/// How the two streams behave; resolved once from the flags and the environment.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OutputMode {
+    pub out_is_terminal: bool,
+    pub err_is_terminal: bool,
+    pub color_out: bool,
+    pub color_err: bool,
+    pub line_buffered: bool,
+}
+
+impl Output {
+    pub fn new(out: Box<dyn Write>, err: Box<dyn Write>, mode: OutputMode) -> Output {
+        Output {
+            out: BufWriter::with_capacity(OUT_CAPACITY, out),
+            err: BufWriter::with_capacity(8 * 1024, err),
+            last: Channel::Out,
+            out_at_line_start: true,
+            out_written: false,
+            out_is_terminal: mode.out_is_terminal,
+            shared_terminal: mode.out_is_terminal && mode.err_is_terminal,
+            color_out: mode.color_out,
+            color_err: mode.color_err,
+            line_buffered: mode.line_buffered,
+        }
+    }
+
+    /// Writes the chosen view's output.
+    pub fn write_out(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        if self.last == Channel::Err {
+            let _ = self.err.flush();
+            self.last = Channel::Out;
+        }
+        self.out.write_all(bytes)?;
+        self.out_written = true;
+        self.out_at_line_start = bytes.last() == Some(&b'\n');
+        Ok(())
+    }
+
+    /// Writes `bytes` to stdout in `style` when stdout takes colors.
+    pub fn write_out_styled(&mut self, style: Style, bytes: &[u8]) -> io::Result<()> {
+        if self.color_out && !bytes.is_empty() {
+            write!(self.out, "{}", style.render())?;
+            self.write_out(bytes)?;
+            write!(self.out, "{}", style.render_reset())
+        } else {
+            self.write_out(bytes)
+        }
+    }
+
+    /// Writes to stderr. Errors are ignored: there is nowhere left to report them.
+    pub fn write_err(&mut self, bytes: &[u8]) {
+        self.switch_to_err();
+        let _ = self.err.write_all(bytes);
+    }
+
+    /// Writes to stderr in `style` when stderr takes colors.
+    pub fn write_err_styled(&mut self, style: Style, bytes: &[u8]) {
+        self.switch_to_err();
+        let _ = if self.color_err && !bytes.is_empty() {
+            write!(self.err, "{}", style.render())
+                .and_then(|_| self.err.write_all(bytes))
+                .and_then(|_| write!(self.err, "{}", style.render_reset()))
+        } else {
+            self.err.write_all(bytes)
+        };
+    }
+
+    fn switch_to_err(&mut self) {
+        if self.last == Channel::Out {
+            let _ = self.out.flush();
+            self.last = Channel::Err;
+        }
+    }
+
+    /// Before a block of stderr output: on a screen shared with stdout, start a new line
+    /// so that a message does not continue the answer's last line.
+    pub fn begin_err_block(&mut self) {
+        if self.shared_terminal && !self.out_at_line_start {
+            self.write_err(b"\n");
+            self.out_at_line_start = true;
+        }
+    }
+
+    /// Whether stdout's last byte ends a line (true when nothing was written).
+    pub fn out_at_line_start(&self) -> bool {
+        self.out_at_line_start
+    }
+
+    pub fn out_written(&self) -> bool {
+        self.out_written
+    }
+
+    /// Called once per event; flushes only with `--line-buffered`.
+    pub fn event_done(&mut self) -> io::Result<()> {
+        if self.line_buffered {
+            self.flush()
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Flushes both streams; stdout's error (a closed pipe) is returned.
+    pub fn flush(&mut self) -> io::Result<()> {
+        match self.last {
+            Channel::Out => {
+                let _ = self.err.flush();
+                self.out.flush()
+            }
+            Channel::Err => {
+                let r = self.out.flush();
+                let _ = self.err.flush();
+                r
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// A writer that several owners can read back after the fact.
+    #[derive(Clone, Default)]
+    pub struct SharedBuf(pub Rc<RefCell<Vec<u8>>>);
+
+    impl Write for SharedBuf {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl SharedBuf {
+        pub fn text(&self) -> String {
+            String::from_utf8_lossy(&self.0.borrow()).into_owned()
+        }
+    }
+
+    /// An `Output` writing into two buffers, and the buffers.
+    pub fn capture(mode: OutputMode) -> (Output, SharedBuf, SharedBuf) {
+        let out = SharedBuf::default();
+        let err = SharedBuf::default();
+        (
+            Output::new(Box::new(out.clone()), Box::new(err.clone()), mode),
+            out,
+            err,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::capture;
+    use super::*;
+
+    #[test]
+    fn nothing_reaches_stdout_before_a_flush() {
+        let (mut o, out, _) = capture(OutputMode::default());
+        o.write_out(b"abc").unwrap();
+        assert_eq!(out.text(), "");
+        o.flush().unwrap();
+        assert_eq!(out.text(), "abc");
+    }
+
+    #[test]
+    fn line_buffered_flushes_after_each_event() {
+        let (mut o, out, _) = capture(OutputMode {
+            line_buffered: true,
+            ..Default::default()
+        });
+        o.write_out(b"abc").unwrap();
+        o.event_done().unwrap();
+        assert_eq!(out.text(), "abc");
+    }
+
+    #[test]
+    fn switching_streams_flushes_the_other_in_order() {
+        let (mut o, out, err) = capture(OutputMode::default());
+        o.write_out(b"answer").unwrap();
+        o.write_err(b"warning");
+        assert_eq!(
+            out.text(),
+            "answer",
+            "stdout flushed before stderr is written"
+        );
+        o.write_out(b" more").unwrap();
+        assert_eq!(
+            err.text(),
+            "warning",
+            "stderr flushed before stdout is written"
+        );
+    }
+
+    #[test]
+    fn shared_terminal_gets_a_fresh_line_for_messages() {
+        let (mut o, out, err) = capture(OutputMode {
+            out_is_terminal: true,
+            err_is_terminal: true,
+            ..Default::default()
+        });
+        o.write_out(b"no newline").unwrap();
+        o.begin_err_block();
+        o.write_err(b"msg\n");
+        o.flush().unwrap();
+        assert_eq!(out.text(), "no newline");
+        assert_eq!(err.text(), "\nmsg\n");
+    }
+}
