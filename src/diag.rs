@@ -14,13 +14,13 @@ use crate::output::Output;
 const SHOWN_PER_KIND: u64 = 5;
 const EXCERPT_CHARS: usize = 72;
 
-/// `--strict` turned a problem with the input into the end of the run.
+/// A problem with the input ended the run (`--strict`, `--max-line`): exit status 4.
 #[derive(Debug)]
 pub struct BadInput(pub String);
 
 impl Display for BadInput {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (stopped by --strict)", self.0)
+        f.write_str(&self.0)
     }
 }
 
@@ -80,6 +80,7 @@ impl Diag {
             Excerpt(line)
         );
         if self.strict {
+            self.msg.push_str(" (stopped by --strict)");
             return Err(BadInput(std::mem::take(&mut self.msg)));
         }
         self.emit(out, kind, "warning");
@@ -211,6 +212,6 @@ mod tests {
         d.set_source("x");
         d.set_line(3);
         let err = d.bad_line(&mut out, "k", "not JSON", b"T: hi").unwrap_err();
-        assert_eq!(err.0, "x:3: not JSON: T: hi");
+        assert_eq!(err.0, "x:3: not JSON: T: hi (stopped by --strict)");
     }
 }

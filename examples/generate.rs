@@ -1,0 +1,455 @@
+//! A deterministic generator of realistic `stream-json` logs, for benchmarks and tests.
+//!
+//! ```text
+//! cargo run --release --example generate -- --size 1G > /tmp/big.ndjson
+//! cargo run --release --example generate -- --size 100M --deltas-only > /tmp/deltas.ndjson
+//! ```
+//!
+//! The output imitates real logs appended run after run: each run has an `init`, the
+//! prompt, thinking phases, partial-mode deltas with their segment and final flushes (one
+//! run in five without partial output), tool calls of several kinds whose completions
+//! carry large results (about two thirds of the bytes), and a `result` whose text is the
+//! answer the deltas give. Text mixes ASCII, accents, CJK, emoji, quotes, backslashes,
+//! newlines and control characters. About one line in twenty has its keys sorted, so that
+//! `type` is not first. The same arguments always give the same bytes.
+
+use std::io::{self, BufWriter, Write};
+
+/// splitmix64: a few lines, and the stream is the same on every machine and every version
+/// (a crate's generator may change its output between releases, and with it the corpus).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo + 1)
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+const WORDS: &[&str] = &[
+    "the",
+    "test",
+    "fails",
+    "because",
+    "rounding",
+    "is",
+    "missing",
+    "in",
+    "`total()`",
+    "I'll",
+    "read",
+    "the",
+    "file",
+    "and",
+    "fix",
+    "it",
+    "naïve",
+    "café",
+    "über",
+    "日本語",
+    "テスト",
+    "🎉",
+    "✓",
+    "\"quoted\"",
+    "back\\slash",
+    "tab\there",
+    "line\nbreak",
+    "bell\u{7}",
+    "—",
+    "cargo",
+    "build",
+    "passes",
+    "now",
+    "src/lib.rs",
+    "{braces}",
+    "[brackets]",
+    "a,b",
+    "x:y",
+];
+
+const CODE_LINES: &[&str] = &[
+    "pub fn total(items: &[Item]) -> f64 {",
+    "    items.iter().map(|i| i.price * i.qty as f64).sum()",
+    "}",
+    "// TODO: round to cents — see issue #42",
+    "fn main() { println!(\"héllo, wörld\\n\"); }",
+    "    let s = \"tab\\there\";",
+    "#[derive(Debug, Clone, PartialEq)]",
+    "struct Cart { items: Vec<Item>, owner: String }",
+    "",
+    "    assert_eq!(total(&items), 12.5);",
+];
+
+fn js(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
+
+struct Gen {
+    rng: Rng,
+    out: BufWriter<io::StdoutLock<'static>>,
+    written: u64,
+    ts: u64,
+    session: String,
+}
+
+impl Gen {
+    fn line(&mut self, line: String) -> io::Result<()> {
+        // One line in twenty with sorted keys: `type` is then not first.
+        let line = if self.rng.chance(5) {
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            serde_json::to_string(&v).unwrap()
+        } else {
+            line
+        };
+        self.written += line.len() as u64 + 1;
+        self.out.write_all(line.as_bytes())?;
+        self.out.write_all(b"\n")
+    }
+
+    fn words(&mut self, lo: u64, hi: u64) -> Vec<String> {
+        let n = self.rng.range(lo, hi);
+        (0..n)
+            .map(|i| {
+                let w = self.rng.pick(WORDS);
+                if i == 0 {
+                    w.to_string()
+                } else {
+                    format!(" {w}")
+                }
+            })
+            .collect()
+    }
+
+    fn code(&mut self, lines: u64) -> String {
+        let mut s = String::new();
+        for _ in 0..lines {
+            let line: &str = self.rng.pick(CODE_LINES);
+            s.push_str(line);
+            s.push('\n');
+        }
+        s
+    }
+
+    fn tick(&mut self) -> u64 {
+        self.ts += self.rng.range(1, 40);
+        self.ts
+    }
+
+    fn thinking(&mut self) -> io::Result<()> {
+        for w in self.words(3, 10) {
+            let ts = self.tick();
+            let sid = self.session.clone();
+            self.line(format!(
+                r#"{{"type":"thinking","subtype":"delta","text":{},"session_id":"{sid}","timestamp_ms":{ts}}}"#,
+                js(&w)
+            ))?;
+        }
+        let ts = self.tick();
+        let sid = self.session.clone();
+        self.line(format!(
+            r#"{{"type":"thinking","subtype":"completed","session_id":"{sid}","timestamp_ms":{ts}}}"#
+        ))
+    }
+
+    fn assistant(
+        &mut self,
+        text: &str,
+        model_call_id: Option<&str>,
+        timestamp: bool,
+    ) -> io::Result<()> {
+        let sid = self.session.clone();
+        let mut line = format!(
+            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":{}}}]}},"session_id":"{sid}""#,
+            js(text)
+        );
+        if let Some(m) = model_call_id {
+            line.push_str(&format!(r#","model_call_id":"{m}""#));
+        }
+        if timestamp {
+            let ts = self.tick();
+            line.push_str(&format!(r#","timestamp_ms":{ts}"#));
+        }
+        line.push('}');
+        self.line(line)
+    }
+
+    /// One segment of answer text; returns the text.
+    fn segment(&mut self, partial: bool, model_call_id: Option<&str>) -> io::Result<String> {
+        let parts = self.words(4, 40);
+        let text: String = parts.concat();
+        if partial {
+            for p in &parts {
+                self.assistant(p, None, true)?;
+            }
+        }
+        match model_call_id {
+            Some(m) => self.assistant(&text, Some(m), true)?,
+            None => self.assistant(&text, None, false)?,
+        }
+        Ok(text)
+    }
+
+    fn tool_round(&mut self, round: u32, model_call_id: &str) -> io::Result<()> {
+        let calls = self.rng.range(1, 3);
+        let mut started = Vec::new();
+        for i in 0..calls {
+            let call_id = format!(
+                "call-{:08x}-{round}-{i}\nfc_{:016x}_{i}",
+                self.rng.next() as u32,
+                self.rng.next()
+            );
+            let kind = self
+                .rng
+                .pick(&["read", "shell", "edit", "grep", "glob", "updateTodos"]);
+            let (args, result) = self.tool_body(kind);
+            started.push((call_id, kind, args, result));
+        }
+        let sid = self.session.clone();
+        for (call_id, kind, args, _) in &started {
+            let at = self.tick();
+            self.line(format!(
+                r#"{{"type":"tool_call","subtype":"started","call_id":{},"tool_call":{{"{kind}ToolCall":{{"args":{args}}},"hookAdditionalContexts":[],"toolCallId":{},"startedAtMs":"{at}"}},"model_call_id":"{model_call_id}","session_id":"{sid}","timestamp_ms":{at}}}"#,
+                js(call_id),
+                js(call_id)
+            ))?;
+        }
+        // Parallel calls complete in their own order.
+        if started.len() > 1 && self.rng.chance(50) {
+            started.reverse();
+        }
+        for (call_id, kind, args, result) in &started {
+            let at = self.tick();
+            let done = at + self.rng.range(5, 3000);
+            // Rejected calls come without their args, as in real streams.
+            let body = if result.starts_with(r#"{"rejected""#) {
+                format!(r#"{{"result":{result}}}"#)
+            } else {
+                format!(r#"{{"args":{args},"result":{result}}}"#)
+            };
+            self.line(format!(
+                r#"{{"type":"tool_call","subtype":"completed","call_id":{},"tool_call":{{"{kind}ToolCall":{body},"hookAdditionalContexts":[],"toolCallId":{},"startedAtMs":"{at}","completedAtMs":"{done}"}},"model_call_id":"{model_call_id}","session_id":"{sid}","timestamp_ms":{done}}}"#,
+                js(call_id),
+                js(call_id)
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// Args and result of one call; results are large, as real ones are.
+    fn tool_body(&mut self, kind: &str) -> (String, String) {
+        let path = format!(
+            "src/{}.rs",
+            self.rng.pick(&["cart", "main", "lib", "db", "http"])
+        );
+        match kind {
+            "read" => {
+                let lines = self.rng.range(40, 900);
+                let content = self.code(lines);
+                (
+                    format!(r#"{{"path":{}}}"#, js(&path)),
+                    format!(
+                        r#"{{"success":{{"content":{},"isEmpty":false,"exceededLimit":false,"totalLines":{lines},"fileSize":{},"path":{}}}}}"#,
+                        js(&content),
+                        content.len(),
+                        js(&path)
+                    ),
+                )
+            }
+            "shell" => {
+                let cmd = self.rng.pick(&["cargo test", "ls -la", "git status", "rm -rf build"]);
+                let args = format!(
+                    r#"{{"command":{},"workingDirectory":"","timeout":30000}}"#,
+                    js(cmd)
+                );
+                if self.rng.chance(10) {
+                    return (
+                        args,
+                        format!(
+                            r#"{{"rejected":{{"command":{},"workingDirectory":"/home/dev/shop","reason":"","isReadonly":false}}}}"#,
+                            js(cmd)
+                        ),
+                    );
+                }
+                let lines = self.rng.range(10, 500);
+                let stdout = self.code(lines);
+                let code = if self.rng.chance(20) { 1 } else { 0 };
+                (
+                    args,
+                    format!(
+                        r#"{{"success":{{"command":{},"exitCode":{code},"signal":"","stdout":{},"stderr":"","executionTime":{}}},"isBackground":false}}"#,
+                        js(cmd),
+                        js(&stdout),
+                        self.rng.range(10, 9000)
+                    ),
+                )
+            }
+            "edit" => {
+                let lines = self.rng.range(40, 600);
+                let before = self.code(lines);
+                let after = format!("{before}// edited\n");
+                (
+                    format!(r#"{{"path":{},"streamContent":"// edited\n"}}"#, js(&path)),
+                    format!(
+                        r#"{{"success":{{"path":{},"linesAdded":1,"linesRemoved":0,"diffString":"@@ -1 +1,2 @@\n+// edited","beforeFullFileContent":{},"afterFullFileContent":{},"message":"Edited"}}}}"#,
+                        js(&path),
+                        js(&before),
+                        js(&after)
+                    ),
+                )
+            }
+            "grep" => {
+                let n = self.rng.range(1, 80);
+                let matches: Vec<String> = (0..n)
+                    .map(|i| {
+                        let line: &str = self.rng.pick(CODE_LINES);
+                        format!(r#"{{"lineNumber":{},"content":{}}}"#, i * 7 + 1, js(line))
+                    })
+                    .collect();
+                (
+                    r#"{"pattern":"TODO","path":"src"}"#.to_string(),
+                    format!(
+                        r#"{{"success":{{"pattern":"TODO","workspaceResults":{{"/home/dev/shop":{{"content":{{"matches":[{{"file":{},"matches":[{}]}}],"totalMatchedLines":{n}}}}}}}}}}}"#,
+                        js(&path),
+                        matches.join(",")
+                    ),
+                )
+            }
+            "glob" => (
+                r#"{"globPattern":"**/*.rs"}"#.to_string(),
+                r#"{"success":{"files":["src/cart.rs","src/main.rs","src/lib.rs"],"totalFiles":3}}"#
+                    .to_string(),
+            ),
+            _ => (
+                r#"{"todos":[{"id":"1","content":"Fix rounding","status":"in_progress"}],"merge":true}"#
+                    .to_string(),
+                r#"{"success":{"todos":[{"id":"1","content":"Fix rounding","status":"in_progress"}],"totalCount":1}}"#
+                    .to_string(),
+            ),
+        }
+    }
+
+    fn session(&mut self, n: u64) -> io::Result<()> {
+        self.session = format!(
+            "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+            self.rng.next() as u32,
+            self.rng.next() as u16,
+            n % 0x1000,
+            self.rng.next() % 0x1000,
+            self.rng.next() % 0x1_0000_0000_0000
+        );
+        let sid = self.session.clone();
+        let partial = self.rng.chance(80);
+        self.line(format!(
+            r#"{{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/home/dev/shop","session_id":"{sid}","model":"Composer 2.5","permissionMode":"default"}}"#
+        ))?;
+        let prompt = self.words(5, 20).concat();
+        self.line(format!(
+            r#"{{"type":"user","message":{{"role":"user","content":[{{"type":"text","text":{}}}]}},"session_id":"{sid}"}}"#,
+            js(&prompt)
+        ))?;
+        let mut answer = String::new();
+        let rounds = self.rng.range(1, 4) as u32;
+        for round in 0..rounds {
+            self.thinking()?;
+            let mcid = format!("{:08x}-{round}-abcd", self.rng.next() as u32);
+            answer.push_str(&self.segment(partial, Some(&mcid))?);
+            self.tool_round(round, &mcid)?;
+        }
+        self.thinking()?;
+        answer.push_str(&self.segment(partial, None)?);
+        let ms = self.rng.range(1000, 90000);
+        let request = self.rng.next() as u32;
+        let input_tokens = self.rng.range(1000, 90000);
+        let output_tokens = self.rng.range(10, 4000);
+        self.line(format!(
+            r#"{{"type":"result","subtype":"success","duration_ms":{ms},"duration_api_ms":{ms},"is_error":false,"result":{},"session_id":"{sid}","request_id":"{request:08x}","usage":{{"inputTokens":{input_tokens},"outputTokens":{output_tokens},"cacheReadTokens":0,"cacheWriteTokens":0}}}}"#,
+            js(&answer)
+        ))
+    }
+
+    /// Runs of 500 assistant deltas and a result: almost every line must be parsed by
+    /// `text`.
+    fn deltas_only(&mut self, size: u64) -> io::Result<()> {
+        self.session = "00000000-0000-4000-8000-000000000000".into();
+        while self.written < size {
+            let mut answer = String::new();
+            for _ in 0..500 {
+                let w = self.words(1, 3).concat();
+                self.assistant(&w, None, true)?;
+                answer.push_str(&w);
+            }
+            self.line(format!(
+                r#"{{"type":"result","subtype":"success","duration_ms":1,"duration_api_ms":1,"is_error":false,"result":{},"session_id":"{}"}}"#,
+                js(&answer),
+                self.session
+            ))?;
+        }
+        Ok(())
+    }
+}
+
+fn parse_size(s: &str) -> u64 {
+    let (num, mult) = match s.chars().last() {
+        Some('K' | 'k') => (&s[..s.len() - 1], 1 << 10),
+        Some('M' | 'm') => (&s[..s.len() - 1], 1 << 20),
+        Some('G' | 'g') => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    num.parse::<u64>()
+        .expect("--size takes a number with K, M or G")
+        * mult
+}
+
+fn main() -> io::Result<()> {
+    let mut size = 100 << 20;
+    let mut seed = 42;
+    let mut deltas_only = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--size" => size = parse_size(&args.next().expect("--size SIZE")),
+            "--seed" => seed = args.next().expect("--seed N").parse().expect("--seed N"),
+            "--deltas-only" => deltas_only = true,
+            _ => {
+                eprintln!("usage: generate [--size SIZE] [--seed N] [--deltas-only] > out.ndjson");
+                std::process::exit(2);
+            }
+        }
+    }
+    let mut g = Gen {
+        rng: Rng(seed),
+        out: BufWriter::with_capacity(1 << 20, io::stdout().lock()),
+        written: 0,
+        ts: 1_790_000_000_000,
+        session: String::new(),
+    };
+    if deltas_only {
+        g.deltas_only(size)?;
+    } else {
+        let mut n = 0;
+        while g.written < size {
+            g.session(n)?;
+            n += 1;
+        }
+    }
+    g.out.flush()
+}

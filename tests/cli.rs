@@ -1,0 +1,428 @@
+//! The binary, run as a user runs it, on the project's own fixtures.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command as StdCommand, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn read(name: &str) -> String {
+    std::fs::read_to_string(fixture(name)).unwrap()
+}
+
+fn cs() -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.env_remove("NO_COLOR");
+    cmd
+}
+
+/// The last line that holds a `result` event, as the producer wrote it.
+fn result_line(name: &str) -> String {
+    read(name)
+        .lines()
+        .rev()
+        .find(|l| l.contains(r#""type":"result""#))
+        .unwrap()
+        .trim_end_matches('\r')
+        .to_string()
+}
+
+#[test]
+fn text_writes_each_fixture_answer_exactly_once() {
+    for name in [
+        "partial",
+        "nopartial",
+        "documented",
+        "parallel",
+        "non-json",
+        "key-order",
+    ] {
+        cs().arg("text")
+            .arg(fixture(&format!("{name}.ndjson")))
+            .assert()
+            .code(0)
+            .stdout(read(&format!("{name}.expected")));
+    }
+}
+
+#[test]
+fn text_equals_the_result_event_byte_for_byte() {
+    for name in [
+        "partial",
+        "nopartial",
+        "documented",
+        "parallel",
+        "key-order",
+    ] {
+        let line = result_line(&format!("{name}.ndjson"));
+        let event: serde_json::Value = serde_json::from_str(&line).unwrap();
+        cs().arg("text")
+            .arg(fixture(&format!("{name}.ndjson")))
+            .assert()
+            .stdout(event["result"].as_str().unwrap().to_string())
+            .stderr(predicate::str::contains("differs").not());
+    }
+}
+
+#[test]
+fn crlf_lines_read_like_lf_lines() {
+    cs().args(["text"])
+        .arg(fixture("crlf.ndjson"))
+        .assert()
+        .code(0)
+        .stdout(read("nopartial.expected"))
+        .stderr("");
+    cs().args(["json"])
+        .arg(fixture("crlf.ndjson"))
+        .assert()
+        .stdout(format!("{}\n", result_line("nopartial.ndjson")));
+}
+
+#[test]
+fn result_prints_the_answer_and_exits_0() {
+    cs().arg("result")
+        .arg(fixture("partial.ndjson"))
+        .assert()
+        .code(0)
+        .stdout(format!("{}\n", read("partial.expected")))
+        .stderr("");
+}
+
+#[test]
+fn result_exits_1_on_a_failed_run_and_says_so() {
+    cs().arg("result")
+        .arg(fixture("failed.ndjson"))
+        .assert()
+        .code(1)
+        .stdout("Usage limit reached for this billing period.\n")
+        .stderr(
+            predicate::str::contains("the run failed").and(predicate::str::contains(
+                "session deadbeef-0000-4000-8000-00000000000a",
+            )),
+        );
+}
+
+#[test]
+fn no_result_exits_3_and_says_the_run_did_not_finish() {
+    for view in ["result", "json", "text"] {
+        let assert = cs()
+            .arg(view)
+            .arg(fixture("no-result.ndjson"))
+            .assert()
+            .code(3)
+            .stderr(predicate::str::contains("ended without a result event"));
+        let expected_out = if view == "text" { "Let me look" } else { "" };
+        assert.stdout(expected_out);
+    }
+}
+
+#[test]
+fn truncated_last_line_is_reported_and_the_text_kept() {
+    cs().arg("text")
+        .arg(fixture("truncated.ndjson"))
+        .assert()
+        .code(3)
+        .stdout(read("truncated.expected"))
+        .stderr(
+            predicate::str::contains("truncated.ndjson:41: truncated last line")
+                .and(predicate::str::contains("ended without a result event")),
+        );
+}
+
+#[test]
+fn json_prints_the_result_line_unchanged() {
+    for name in ["partial", "nopartial", "key-order"] {
+        let file = format!("{name}.ndjson");
+        cs().arg("json")
+            .arg(fixture(&file))
+            .assert()
+            .code(0)
+            .stdout(format!("{}\n", result_line(&file)));
+    }
+}
+
+#[test]
+fn json_prints_nothing_for_a_failed_run() {
+    cs().arg("json")
+        .arg(fixture("failed.ndjson"))
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("the run failed"));
+}
+
+#[test]
+fn appended_runs_give_one_answer_each() {
+    let two = fixture("two-runs.ndjson");
+    cs().arg("text").arg(&two).assert().code(0).stdout(format!(
+        "{}\n{}",
+        read("nopartial.expected"),
+        read("parallel.expected")
+    ));
+    cs().arg("result")
+        .arg(&two)
+        .assert()
+        .code(0)
+        .stdout(format!(
+            "{}\n{}\n",
+            read("nopartial.expected"),
+            read("parallel.expected")
+        ));
+    cs().arg("json").arg(&two).assert().code(0).stdout(format!(
+        "{}\n{}\n",
+        result_line("nopartial.ndjson"),
+        result_line("parallel.ndjson")
+    ));
+}
+
+#[test]
+fn several_files_are_read_in_order_and_a_missing_one_is_exit_2() {
+    cs().arg("result")
+        .arg(fixture("parallel.ndjson"))
+        .arg(fixture("nopartial.ndjson"))
+        .assert()
+        .code(0)
+        .stdout(format!(
+            "{}\n{}\n",
+            read("parallel.expected"),
+            read("nopartial.expected")
+        ));
+    cs().arg("result")
+        .arg("no-such-file.ndjson")
+        .arg(fixture("parallel.ndjson"))
+        .assert()
+        .code(2)
+        .stdout(format!("{}\n", read("parallel.expected")))
+        .stderr(predicate::str::contains("cannot read no-such-file.ndjson"));
+}
+
+#[test]
+fn stdin_is_read_without_arguments_and_with_dash() {
+    let input = read("partial.ndjson");
+    cs().arg("text")
+        .write_stdin(input.clone())
+        .assert()
+        .code(0)
+        .stdout(read("partial.expected"));
+    cs().args(["result", "-"])
+        .write_stdin(input)
+        .assert()
+        .code(0)
+        .stdout(format!("{}\n", read("partial.expected")));
+}
+
+#[test]
+fn non_json_lines_are_reported_with_their_line_and_the_run_goes_on() {
+    let assert = cs()
+        .arg("text")
+        .arg(fixture("non-json.ndjson"))
+        .assert()
+        .code(0)
+        .stdout("Hi!");
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("non-json.ndjson:1: not JSON"), "{stderr}");
+    assert!(stderr.contains("non-json.ndjson:4: not JSON"), "{stderr}");
+    assert!(stderr.contains("T: 0.42s"), "{stderr}");
+    assert!(
+        stderr.contains("non-json.ndjson:5: not JSON") && stderr.contains("RetriableError"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("non-json.ndjson:8: JSON but not an object"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains('\x1b'),
+        "terminal escapes from the input are shown escaped: {stderr}"
+    );
+}
+
+#[test]
+fn strict_stops_at_the_first_bad_line_with_exit_4() {
+    cs().args(["text", "--strict"])
+        .arg(fixture("non-json.ndjson"))
+        .assert()
+        .code(4)
+        .stdout("")
+        .stderr(
+            predicate::str::contains("non-json.ndjson:1: not JSON")
+                .and(predicate::str::contains("--strict")),
+        );
+    cs().args(["--strict", "text"])
+        .arg(fixture("partial.ndjson"))
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn max_line_refuses_longer_lines_with_exit_4() {
+    cs().args(["result", "--max-line", "700"])
+        .arg(fixture("partial.ndjson"))
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(
+            "longer than the limit of 700 bytes",
+        ));
+    cs().args(["result", "--max-line", "64K"])
+        .arg(fixture("partial.ndjson"))
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn empty_input_has_no_result() {
+    cs().arg("result")
+        .write_stdin("")
+        .assert()
+        .code(3)
+        .stdout("")
+        .stderr(predicate::str::contains("no run and no result"));
+}
+
+#[test]
+fn thinking_is_shown_on_stderr_only_when_asked() {
+    let file = fixture("partial.ndjson");
+    cs().arg("text")
+        .arg(&file)
+        .assert()
+        .stdout(read("partial.expected"))
+        .stderr("");
+    cs().args(["text", "--thinking"])
+        .arg(&file)
+        .assert()
+        .stdout(read("partial.expected"))
+        .stderr(
+            "[thinking] The user wants the cart test fixed.\n[thinking] Rounding is missing.\n",
+        );
+}
+
+#[test]
+fn color_follows_the_flag_and_no_color() {
+    let file = fixture("partial.ndjson");
+    cs().args(["text", "--thinking", "--color", "always"])
+        .arg(&file)
+        .assert()
+        .stderr(predicate::str::contains("\x1b["));
+    cs().args(["text", "--thinking", "--color", "never"])
+        .arg(&file)
+        .assert()
+        .stderr(predicate::str::contains("\x1b[").not());
+    // `auto` is off when stderr is not a terminal, as here, whatever NO_COLOR says.
+    cs().args(["text", "--thinking"])
+        .arg(&file)
+        .assert()
+        .stderr(predicate::str::contains("\x1b[").not());
+}
+
+#[test]
+fn separator_goes_between_segments() {
+    cs().args(["text", "--separator", r"\n\n"])
+        .arg(fixture("nopartial.ndjson"))
+        .assert()
+        .stdout(
+            "I'll read `notes.txt` and count its lines.\n\n`notes.txt` has 3 lines. Wrote `3` to `count.txt`.",
+        );
+}
+
+#[test]
+fn help_has_examples_and_the_exit_statuses() {
+    cs().arg("--help").assert().code(0).stdout(
+        predicate::str::contains("Examples:")
+            .and(predicate::str::contains("Exit status:"))
+            .and(predicate::str::contains(
+                "3  the input ended without a result",
+            )),
+    );
+    for view in ["text", "result", "json"] {
+        cs().args([view, "--help"])
+            .assert()
+            .code(0)
+            .stdout(predicate::str::contains("Examples:"));
+    }
+    cs().arg("nonsense").assert().code(2);
+}
+
+/// Many copies of a run, so that the output is far larger than any pipe buffer.
+fn big_input(dir: &tempfile::TempDir) -> PathBuf {
+    let path = dir.path().join("big.ndjson");
+    let run = read("partial.ndjson");
+    let mut f = std::fs::File::create(&path).unwrap();
+    for _ in 0..4000 {
+        f.write_all(run.as_bytes()).unwrap();
+    }
+    path
+}
+
+#[test]
+fn closed_stdout_ends_quietly_with_status_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = big_input(&dir);
+    let mut child = StdCommand::new(BIN)
+        .arg("text")
+        .arg(&big)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // stdout is now closed, as `| head -c 100` leaves it.
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert!(first.starts_with(b"I'll check the failing test first."));
+}
+
+#[test]
+fn a_delta_appears_while_the_producer_is_still_running() {
+    let mut child = StdCommand::new(BIN)
+        .arg("text")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let mut buf = [0u8; 256];
+        loop {
+            match stdout.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => tx.send(buf[..n].to_vec()).unwrap(),
+            }
+        }
+    });
+    let delta = |text: &str| {
+        format!(
+            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}]}},"session_id":"s","timestamp_ms":1}}"#
+        ) + "\n"
+    };
+    stdin
+        .write_all(br#"{"type":"system","subtype":"init","session_id":"s"}"#)
+        .unwrap();
+    stdin.write_all(b"\n").unwrap();
+    for word in ["Hello", " live", " world"] {
+        stdin.write_all(delta(word).as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        // The producer keeps its stdout open: the word must arrive now, not at the end.
+        let got = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the delta did not reach stdout while the stream was open");
+        assert_eq!(String::from_utf8(got).unwrap(), word);
+    }
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(3));
+}
