@@ -426,3 +426,45 @@ fn a_delta_appears_while_the_producer_is_still_running() {
     drop(stdin);
     assert_eq!(child.wait().unwrap().code(), Some(3));
 }
+
+/// Runs the binary with stdout and stderr on a pseudo-terminal, through util-linux's
+/// `script`; `None` where `script` is not installed.
+fn on_terminal(args: &str, no_color: bool) -> Option<String> {
+    let mut cmd = StdCommand::new("script");
+    cmd.args(["-qec", &format!("{BIN} {args}"), "/dev/null"]);
+    if no_color {
+        cmd.env("NO_COLOR", "1");
+    } else {
+        cmd.env_remove("NO_COLOR");
+    }
+    let out = cmd.stdin(Stdio::null()).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn on_a_terminal_the_answer_ends_its_line_and_colors_follow_no_color() {
+    let file = fixture("partial.ndjson");
+    let file = file.display();
+    let Some(plain) = on_terminal(&format!("text {file}"), false) else {
+        eprintln!("skipped: util-linux `script` is not installed");
+        return;
+    };
+    let nopartial = fixture("nopartial.ndjson");
+    let screen = on_terminal(&format!("text {}", nopartial.display()), false).unwrap();
+    assert!(screen.ends_with("`count.txt`.\r\n"), "{screen:?}");
+    assert!(
+        !plain.contains('\x1b'),
+        "no styles without --thinking: {plain:?}"
+    );
+
+    let colored = on_terminal(&format!("text --thinking {file}"), false).unwrap();
+    assert!(colored.contains("\x1b["), "{colored:?}");
+    let no_color = on_terminal(&format!("text --thinking {file}"), true).unwrap();
+    assert!(!no_color.contains('\x1b'), "{no_color:?}");
+    assert!(
+        no_color.contains("[thinking] Rounding is missing."),
+        "{no_color:?}"
+    );
+}

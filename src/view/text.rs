@@ -192,7 +192,7 @@ impl TextView {
             let dim = Style::new().dimmed().italic();
             if !self.thinking_open {
                 ctx.out.begin_err_block();
-                ctx.out.write_err_styled(dim.bold(), b"[thinking] ");
+                ctx.out.write_err_styled(dim, b"[thinking] ");
                 self.thinking_open = true;
             }
             ctx.out.write_err_styled(dim, &self.scratch);
