@@ -4,6 +4,7 @@
 //! each event's type ([`event`]) and routes it to the chosen view ([`view`]), which writes
 //! through buffered [`output`].
 
+pub mod answer;
 pub mod cli;
 pub mod diag;
 pub mod dispatch;

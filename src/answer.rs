@@ -1,0 +1,241 @@
+//! Rebuilding the assistant's answer from `assistant` events, each piece exactly once.
+//!
+//! # Why this is not "concatenate every assistant event"
+//!
+//! An `assistant` event comes in three forms, told apart by two fields:
+//!
+//! | form                        | `timestamp_ms` | `model_call_id` | with `--stream-partial-output` | without       |
+//! |-----------------------------|----------------|-----------------|--------------------------------|---------------|
+//! | delta                       | yes            | no              | a small piece of new text      | not emitted   |
+//! | segment flush (before tools)| yes            | yes             | a repeat of the deltas         | the only copy |
+//! | final flush (end of turn)   | no             | no              | a repeat of the last segment   | the only copy |
+//!
+//! A segment is the text of one model call; tool calls separate segments. The vendor's
+//! docs say to concatenate everything, which doubles the text in partial mode; dropping
+//! the flushes loses all text without partial mode. So the text the deltas gave since the
+//! last boundary (a flush or a `tool_call`) is kept, and:
+//!
+//! - a flush whose segment the deltas already gave adds nothing (if the deltas gave only
+//!   a prefix of it, the rest is added; if it does not start with what they gave, it is
+//!   added whole: no text is lost, and the check against `result` will tell);
+//! - a flush with no deltas before it is the only copy and is added;
+//! - a final flush right after a segment flush with the same text is a repeat;
+//! - a delta that equals the whole segment built from two or more deltas is a copy of the
+//!   segment dressed as a delta (seen in a forum report) and is skipped. A single delta
+//!   repeated (`"\n"`, `"\n"`) is real text and is kept.
+//!
+//! The docs' own examples have deltas with neither field; each then counts as a flush with
+//! no deltas before it, which is added: the docs' concatenation.
+//!
+//! What was added is remembered as a length and a CRC-32, so that the answer can be
+//! checked against the run's `result` with bounded memory.
+
+use crate::event;
+
+/// Where the current segment stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Segment {
+    /// Nothing since the last boundary.
+    Fresh,
+    /// Deltas have given `seg`.
+    Deltas,
+    /// A segment flush (with `model_call_id`) just gave `seg`.
+    Flushed,
+}
+
+pub struct Answer {
+    segment: Segment,
+    /// The current segment's text, for recognising repeats.
+    seg: Vec<u8>,
+    seg_deltas: u32,
+    /// The text of the event being read; the new part is a range of it.
+    scratch: Vec<u8>,
+    added_len: u64,
+    added_crc: crc32fast::Hasher,
+}
+
+impl Default for Answer {
+    fn default() -> Self {
+        Answer {
+            segment: Segment::Fresh,
+            seg: Vec::new(),
+            seg_deltas: 0,
+            scratch: Vec::new(),
+            added_len: 0,
+            added_crc: crc32fast::Hasher::new(),
+        }
+    }
+}
+
+impl Answer {
+    /// Reads an `assistant` event and returns the text it adds to the answer (often none).
+    pub fn assistant(&mut self, line: &[u8]) -> Result<&[u8], serde_json::Error> {
+        self.scratch.clear();
+        let meta = event::read_assistant(line, &mut self.scratch)?;
+        let new = if meta.has_model_call_id || !meta.has_timestamp {
+            self.flush_form(meta.has_model_call_id)
+        } else {
+            self.delta()
+        };
+        let new = &self.scratch[new..];
+        self.added_len += new.len() as u64;
+        self.added_crc.update(new);
+        Ok(new)
+    }
+
+    /// A tool call: the segment ends.
+    pub fn tool_call(&mut self) {
+        self.begin_segment(Segment::Fresh);
+    }
+
+    /// Bytes of answer added in this run.
+    pub fn len(&self) -> u64 {
+        self.added_len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.added_len == 0
+    }
+
+    /// Whether the answer added so far is `expected`, byte for byte (by length and CRC).
+    pub fn matches(&self, expected: &[u8]) -> bool {
+        self.added_len == expected.len() as u64
+            && self.added_crc.clone().finalize() == crc32fast::hash(expected)
+    }
+
+    /// A new run begins.
+    pub fn reset(&mut self) {
+        self.begin_segment(Segment::Fresh);
+        self.added_len = 0;
+        self.added_crc = crc32fast::Hasher::new();
+    }
+
+    /// Returns where the new text starts in `scratch`.
+    fn delta(&mut self) -> usize {
+        if self.segment != Segment::Deltas {
+            self.begin_segment(Segment::Deltas);
+        }
+        if self.seg_deltas >= 2 && self.scratch == self.seg {
+            return self.scratch.len();
+        }
+        self.seg.extend_from_slice(&self.scratch);
+        self.seg_deltas += 1;
+        0
+    }
+
+    fn flush_form(&mut self, segment_flush: bool) -> usize {
+        let text = &self.scratch;
+        let new = match self.segment {
+            Segment::Deltas if text.starts_with(&self.seg) => self.seg.len(),
+            Segment::Flushed if *text == self.seg => text.len(),
+            _ => 0,
+        };
+        if segment_flush {
+            self.begin_segment(Segment::Flushed);
+            self.seg.extend_from_slice(&self.scratch);
+        } else {
+            self.begin_segment(Segment::Fresh);
+        }
+        new
+    }
+
+    fn begin_segment(&mut self, segment: Segment) {
+        self.segment = segment;
+        self.seg.clear();
+        self.seg_deltas = 0;
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod samples {
+    //! Assistant events in each form, for tests here and in the views.
+    pub const DELTA_A: &str = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Hel"}]},"timestamp_ms":1}"#;
+    pub const DELTA_B: &str = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"lo"}]},"timestamp_ms":2}"#;
+    pub const SEG_FLUSH: &str = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Hello"}]},"model_call_id":"m1","timestamp_ms":3}"#;
+    pub const FINAL_HELLO: &str =
+        r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Hello"}]}}"#;
+    pub const DELTA_C: &str = r#"{"type":"assistant","message":{"content":[{"type":"text","text":" world"}]},"timestamp_ms":4}"#;
+    pub const FINAL_WORLD: &str =
+        r#"{"type":"assistant","message":{"content":[{"type":"text","text":" world"}]}}"#;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::samples::*;
+    use super::*;
+
+    const TOOL: &str = "tool";
+
+    fn rebuild(events: &[&str]) -> String {
+        let mut answer = Answer::default();
+        let mut out = Vec::new();
+        for ev in events {
+            if *ev == TOOL {
+                answer.tool_call();
+            } else {
+                out.extend_from_slice(answer.assistant(ev.as_bytes()).unwrap());
+            }
+        }
+        assert!(answer.matches(&out));
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn partial_mode_adds_each_segment_once() {
+        assert_eq!(
+            rebuild(&[DELTA_A, DELTA_B, SEG_FLUSH, TOOL, DELTA_C, FINAL_WORLD]),
+            "Hello world"
+        );
+    }
+
+    #[test]
+    fn non_partial_mode_keeps_the_only_copies() {
+        assert_eq!(rebuild(&[SEG_FLUSH, TOOL, FINAL_WORLD]), "Hello world");
+    }
+
+    #[test]
+    fn flush_after_partial_deltas_adds_the_missing_rest() {
+        assert_eq!(rebuild(&[DELTA_A, SEG_FLUSH]), "Hello");
+    }
+
+    #[test]
+    fn flush_that_disagrees_with_the_deltas_is_not_lost() {
+        let other = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Bye"}]},"model_call_id":"m1","timestamp_ms":3}"#;
+        assert_eq!(rebuild(&[DELTA_A, other]), "HelBye");
+    }
+
+    #[test]
+    fn final_flush_repeating_a_segment_flush_is_skipped() {
+        assert_eq!(rebuild(&[SEG_FLUSH, FINAL_HELLO]), "Hello");
+    }
+
+    #[test]
+    fn whole_segment_copy_dressed_as_delta_is_skipped() {
+        let copy = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Hello"}]},"timestamp_ms":9}"#;
+        assert_eq!(rebuild(&[DELTA_A, DELTA_B, copy]), "Hello");
+    }
+
+    #[test]
+    fn repeated_single_delta_is_real_text() {
+        let nl = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"\n"}]},"timestamp_ms":1}"#;
+        assert_eq!(rebuild(&[nl, nl]), "\n\n");
+    }
+
+    #[test]
+    fn docs_style_deltas_without_fields_are_concatenated() {
+        let a = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"I "}]}}"#;
+        let b = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"read it"}]}}"#;
+        assert_eq!(rebuild(&[a, b, TOOL, FINAL_WORLD]), "I read it world");
+    }
+
+    #[test]
+    fn match_needs_the_same_bytes() {
+        let mut answer = Answer::default();
+        answer.assistant(SEG_FLUSH.as_bytes()).unwrap();
+        assert!(answer.matches(b"Hello"));
+        assert!(!answer.matches(b"Hellp"));
+        assert!(!answer.matches(b"Hello!"));
+        answer.reset();
+        assert!(answer.is_empty() && answer.matches(b""));
+    }
+}
