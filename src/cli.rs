@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::view::progress::ProgressOptions;
 use crate::view::text::TextOptions;
+use crate::view::tools::{CallFilter, ToolsOptions};
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -88,6 +90,28 @@ Examples:
   cursor-stream json run.ndjson | jq .usage
   agent -p \"…\" --output-format stream-json | cursor-stream json > result.json")]
     Json(InputArgs),
+
+    /// One line per tool call, in start order, as each completes: status, tool, duration,
+    /// main argument, outcome.
+    #[command(after_help = "\
+Examples:
+  cursor-stream tools run.ndjson
+  cursor-stream tools --failed run.ndjson          rejected, failed and timed-out calls
+  cursor-stream tools --tool shell --json run.ndjson | jq -r .args.command
+  agent -p \"…\" --output-format stream-json | cursor-stream tools --starts
+
+Statuses: ok (success), rejected, error, failure, timeout, … (the result's variant),
+pending (the run ended before the call completed), unknown (completed without a result).")]
+    Tools(ToolsArgs),
+
+    /// A live activity log: one line per action as it happens ("Ran `cargo test` (exit 0,
+    /// 3.2 s)"), the answer in between, and a footer per run.
+    #[command(after_help = "\
+Examples:
+  agent -p \"…\" --output-format stream-json --stream-partial-output | cursor-stream progress
+  agent -p \"…\" --output-format stream-json | cursor-stream progress --activity-stderr > answer.txt
+  cursor-stream progress --thinking run.ndjson")]
+    Progress(ProgressArgs),
 }
 
 #[derive(Debug, Args)]
@@ -114,6 +138,52 @@ pub struct TextArgs {
     pub separator: Option<String>,
 }
 
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// One JSON object per call (NDJSON), with a stable schema (see the README).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Also write a line when a call starts, not only when it completes.
+    #[arg(long)]
+    pub starts: bool,
+
+    /// Only calls of these tools (read, shell, edit, grep, mcp, …); repeat or separate
+    /// with commas.
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub tool: Vec<String>,
+
+    /// Only calls with these statuses (ok, rejected, error, pending, failed, …).
+    #[arg(long, value_name = "STATUS", value_delimiter = ',')]
+    pub status: Vec<String>,
+
+    /// Only calls that did not succeed (same as --status failed).
+    #[arg(long)]
+    pub failed: bool,
+
+    /// Only calls of the run whose session id starts with ID.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ProgressArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Write the activity lines and footers to stderr, so that stdout holds only the
+    /// answer (what CI logs want).
+    #[arg(long)]
+    pub activity_stderr: bool,
+
+    /// Show the reasoning too, dimmed and marked [thinking].
+    #[arg(long)]
+    pub thinking: bool,
+}
+
 /// One input, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
@@ -135,6 +205,8 @@ pub enum ViewChoice {
     Text(TextOptions),
     Result,
     Json,
+    Tools(ToolsOptions),
+    Progress(ProgressOptions),
 }
 
 /// Everything a run needs, decided once.
@@ -164,6 +236,29 @@ impl Cli {
             ),
             Command::Result(a) => (ViewChoice::Result, a),
             Command::Json(a) => (ViewChoice::Json, a),
+            Command::Tools(a) => {
+                let mut statuses = a.status;
+                if a.failed {
+                    statuses.push("failed".to_string());
+                }
+                let opts = ToolsOptions {
+                    json: a.json,
+                    starts: a.starts,
+                    filter: CallFilter {
+                        tools: a.tool,
+                        statuses,
+                        session: a.session,
+                    },
+                };
+                (ViewChoice::Tools(opts), a.input)
+            }
+            Command::Progress(a) => (
+                ViewChoice::Progress(ProgressOptions {
+                    activity_stderr: a.activity_stderr,
+                    thinking: a.thinking,
+                }),
+                a.input,
+            ),
         };
         let out_is_terminal = std::io::stdout().is_terminal();
         let err_is_terminal = std::io::stderr().is_terminal();

@@ -5,6 +5,7 @@
 //! Each line's `type` is peeked (see `event`), runs are tracked for the exit status, and
 //! only the event types the view asked for reach it.
 
+use std::borrow::Cow;
 use std::io::Read;
 
 use anyhow::Context as _;
@@ -13,7 +14,7 @@ use crate::diag::BadInput;
 use crate::event::{self, BadLine, EventKind, Head, Subtype};
 use crate::line_buffer::{LineReader, LineTooLong};
 use crate::session::{ExitStatus, Outcome, Sessions};
-use crate::view::{Ctx, Event, RunResult, SessionEnd, View};
+use crate::view::{Ctx, Event, RunInfo, RunResult, SessionEnd, View};
 
 pub struct Dispatcher<V> {
     view: V,
@@ -94,7 +95,9 @@ impl<V: View> Dispatcher<V> {
         match head.kind {
             EventKind::System => self.system(&head, line)?,
             EventKind::Result => return self.result(line),
-            kind if kind.opens_session() && !self.sessions.is_open() => self.start(None)?,
+            kind if kind.opens_session() && !self.sessions.is_open() => {
+                self.start(RunInfo::default())?
+            }
             _ => {}
         }
         if self.interest.contains(head.kind) {
@@ -131,9 +134,11 @@ impl<V: View> Dispatcher<V> {
             return Ok(());
         }
         match event::read_system(line) {
-            Ok(sys) if sys.subtype.as_deref() == Some("init") => {
-                self.start(sys.session_id.as_deref())
-            }
+            Ok(sys) if sys.subtype.as_deref() == Some("init") => self.start(RunInfo {
+                session_id: sys.session_id.map(Cow::into_owned),
+                model: sys.model.map(Cow::into_owned),
+                cwd: sys.cwd.map(Cow::into_owned),
+            }),
             Ok(_) => Ok(()),
             Err(e) => {
                 self.ctx.diag.bad_line(
@@ -142,23 +147,25 @@ impl<V: View> Dispatcher<V> {
                     format_args!("unreadable system/init event ({e})"),
                     line,
                 )?;
-                self.start(None)
+                self.start(RunInfo::default())
             }
         }
     }
 
-    fn start(&mut self, id: Option<&str>) -> anyhow::Result<()> {
+    /// A run starts; the one still open, if any, ended without a result.
+    fn start(&mut self, run: RunInfo) -> anyhow::Result<()> {
         if self.sessions.is_open() {
             let outcome = self.sessions.end(Outcome::NoResult);
             self.run_ended(&outcome, None)?;
         }
-        self.sessions.start(id);
+        self.sessions.start();
+        self.ctx.run = run;
         self.view.session_start(&mut self.ctx)
     }
 
     fn result(&mut self, line: &[u8]) -> anyhow::Result<()> {
         if !self.sessions.is_open() {
-            self.start(None)?;
+            self.start(RunInfo::default())?;
         }
         let parsed = event::read_result(line);
         let outcome = match &parsed {
@@ -189,7 +196,7 @@ impl<V: View> Dispatcher<V> {
     ) -> anyhow::Result<()> {
         if *outcome != Outcome::Succeeded {
             let mut position = self.ctx.diag.position();
-            if let Some(id) = self.sessions.id() {
+            if let Some(id) = &self.ctx.run.session_id {
                 position = format!("{position}: session {id}");
             }
             let failed_text = result

@@ -38,6 +38,8 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, SeqAccess, Visitor};
 
+use crate::lenient::Num;
+
 /// The event types this tool tells apart. Anything else is [`EventKind::Other`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EventKind {
@@ -544,7 +546,19 @@ pub struct ResultEvent<'a> {
     #[serde(borrow, default)]
     pub session_id: Option<Cow<'a, str>>,
     #[serde(default)]
-    pub duration_ms: Option<f64>,
+    pub duration_ms: Num,
+    #[serde(default)]
+    pub usage: Option<Usage>,
+}
+
+/// Token counts of a run (CLI builds from 2026.06 on). There is no cost field.
+#[derive(Debug, Deserialize, Default, Clone, Copy, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Usage {
+    pub input_tokens: Num,
+    pub output_tokens: Num,
+    pub cache_read_tokens: Num,
+    pub cache_write_tokens: Num,
 }
 
 impl ResultEvent<'_> {
@@ -562,13 +576,17 @@ pub fn read_result(line: &[u8]) -> Result<ResultEvent<'_>, serde_json::Error> {
     serde_json::from_slice(line)
 }
 
-/// The `system` event's fields that name a run.
+/// The `system` event's fields that describe a run.
 #[derive(Debug, Deserialize, Default)]
 pub struct SystemEvent<'a> {
     #[serde(borrow, default)]
     pub subtype: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub session_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub cwd: Option<Cow<'a, str>>,
 }
 
 pub fn read_system(line: &[u8]) -> Result<SystemEvent<'_>, serde_json::Error> {

@@ -5,13 +5,17 @@
 //! through buffered [`output`].
 
 pub mod answer;
+pub mod calls;
 pub mod cli;
 pub mod diag;
 pub mod dispatch;
 pub mod event;
+pub mod human;
+pub mod lenient;
 pub mod line_buffer;
 pub mod output;
 pub mod session;
+pub mod tool_call;
 pub mod view;
 
 use std::fs::File;
@@ -30,6 +34,10 @@ pub fn run(config: &Config) -> anyhow::Result<ExitStatus> {
         ViewChoice::Text(opts) => drive(view::text::TextView::new(opts.clone()), config),
         ViewChoice::Result => drive(view::result::ResultView, config),
         ViewChoice::Json => drive(view::json::JsonView, config),
+        ViewChoice::Tools(opts) => drive(view::tools::ToolsView::new(opts.clone()), config),
+        ViewChoice::Progress(opts) => {
+            drive(view::progress::ProgressView::new(opts.clone()), config)
+        }
     }
 }
 
@@ -45,10 +53,7 @@ fn drive<V: View>(view: V, config: &Config) -> anyhow::Result<ExitStatus> {
             line_buffered: config.line_buffered,
         },
     );
-    let ctx = Ctx {
-        out,
-        diag: Diag::new(config.strict, config.quiet),
-    };
+    let ctx = Ctx::new(out, Diag::new(config.strict, config.quiet));
     let mut dispatcher = Dispatcher::new(view, ctx, config.max_line);
     let mut unreadable = false;
     for input in &config.inputs {

@@ -12,8 +12,9 @@ use anstyle::Style;
 
 const OUT_CAPACITY: usize = 128 * 1024;
 
+/// stdout or stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Channel {
+pub enum Channel {
     Out,
     Err,
 }
@@ -116,6 +117,29 @@ impl Output {
         if self.shared_terminal && !self.out_at_line_start {
             self.write_err(b"\n");
             self.out_at_line_start = true;
+        }
+    }
+
+    /// Writes to either stream; only stdout's errors are returned.
+    pub fn write_styled(&mut self, channel: Channel, style: Style, bytes: &[u8]) -> io::Result<()> {
+        match channel {
+            Channel::Out => self.write_out_styled(style, bytes),
+            Channel::Err => {
+                self.write_err_styled(style, bytes);
+                Ok(())
+            }
+        }
+    }
+
+    /// Makes sure what is written next to `channel` starts a line of the screen.
+    pub fn begin_line(&mut self, channel: Channel) -> io::Result<()> {
+        match channel {
+            Channel::Out if !self.out_at_line_start => self.write_out(b"\n"),
+            Channel::Out => Ok(()),
+            Channel::Err => {
+                self.begin_err_block();
+                Ok(())
+            }
         }
     }
 

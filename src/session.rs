@@ -63,8 +63,6 @@ impl fmt::Display for Outcome {
 #[derive(Debug, Default)]
 pub struct Sessions {
     open: bool,
-    /// The open run's `session_id`, when its `init` gave one.
-    id: Option<String>,
     succeeded: u64,
     failed: u64,
     unfinished: u64,
@@ -75,19 +73,13 @@ impl Sessions {
         self.open
     }
 
-    pub fn id(&self) -> Option<&str> {
-        self.id.as_deref()
-    }
-
     /// A run begins. The caller ends the open one first.
-    pub fn start(&mut self, id: Option<&str>) {
+    pub fn start(&mut self) {
         debug_assert!(!self.open, "a run starts while another is open");
         self.open = true;
-        self.id = id.map(str::to_owned);
     }
 
     /// The open run ends (a `result`, the next run's `init`, or the end of the input).
-    /// Its id stays readable until the next run starts, for messages about it.
     pub fn end(&mut self, outcome: Outcome) -> Outcome {
         self.open = false;
         match outcome {
@@ -126,10 +118,9 @@ mod tests {
     #[test]
     fn one_unfinished_run_among_successes_is_no_result() {
         let mut s = Sessions::default();
-        s.start(Some("a"));
+        s.start();
         s.end(Outcome::NoResult);
-        assert_eq!(s.id(), Some("a"));
-        s.start(Some("b"));
+        s.start();
         s.end(Outcome::Succeeded);
         assert_eq!(s.runs(), 2);
         assert_eq!(s.status(), ExitStatus::NoResult);
@@ -138,9 +129,9 @@ mod tests {
     #[test]
     fn failure_outranks_missing_result() {
         let mut s = Sessions::default();
-        s.start(None);
+        s.start();
         s.end(Outcome::NoResult);
-        s.start(None);
+        s.start();
         s.end(Outcome::Failed {
             subtype: "error".into(),
             is_error: true,
@@ -152,7 +143,7 @@ mod tests {
     fn all_succeeded_is_success() {
         let mut s = Sessions::default();
         for _ in 0..3 {
-            s.start(None);
+            s.start();
             s.end(Outcome::Succeeded);
         }
         assert_eq!(s.status(), ExitStatus::Success);

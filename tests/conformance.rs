@@ -96,3 +96,94 @@ fn result_and_json_match_the_result_event_on_every_real_capture() {
         assert_eq!(json_out, format!("{line}\n"), "{}", path.display());
     }
 }
+
+/// The calls of a capture, read the plain way: `(call_id, status)` in start order, a call
+/// completed without a start placed where it completed, a second completion ignored.
+fn expected_calls(path: &Path) -> Vec<(String, String)> {
+    let mut calls: Vec<(String, String)> = Vec::new();
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if v["type"] != "tool_call" {
+            continue;
+        }
+        let id = v["call_id"].as_str().unwrap().to_string();
+        let known = calls.iter().position(|(c, _)| *c == id);
+        match (v["subtype"].as_str().unwrap(), known) {
+            ("started", None) => calls.push((id, "pending".into())),
+            ("completed", known) => {
+                let body = v["tool_call"]
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .find(|(k, _)| k.ends_with("ToolCall"))
+                    .unwrap()
+                    .1;
+                let status = body["result"]
+                    .as_object()
+                    .and_then(|r| r.iter().find(|(_, v)| v.is_object()))
+                    .map_or("unknown".to_string(), |(k, _)| k.clone());
+                match known {
+                    Some(i) if calls[i].1 == "pending" => calls[i].1 = status,
+                    Some(_) => {}
+                    None => calls.push((id, status)),
+                }
+            }
+            _ => {}
+        }
+    }
+    calls
+}
+
+#[test]
+fn tools_lists_every_call_of_every_real_capture_once() {
+    let Some(files) = captures() else {
+        eprintln!("skipped: ../shared/captures is not here");
+        return;
+    };
+    let mut calls_seen = 0;
+    for path in &files {
+        let out = Command::new(BIN)
+            .args(["tools", "--json"])
+            .arg(path)
+            .output()
+            .unwrap();
+        let got: Vec<(String, String)> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (
+                    v["call_id"].as_str().unwrap().to_string(),
+                    v["status"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(got, expected_calls(path), "{}", path.display());
+        calls_seen += got.len();
+    }
+    assert!(calls_seen > 0);
+}
+
+#[test]
+fn progress_keeps_the_answer_whole_on_every_real_capture() {
+    let Some(files) = captures() else {
+        eprintln!("skipped: ../shared/captures is not here");
+        return;
+    };
+    for path in &files {
+        let (_, text, _) = run("text", path);
+        let out = Command::new(BIN)
+            .args(["progress", "--activity-stderr"])
+            .arg(path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            text,
+            "{}",
+            path.display()
+        );
+    }
+}

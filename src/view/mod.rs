@@ -4,19 +4,43 @@
 //! for those only, after a cheap peek, so a view that wants `assistant` events never pays
 //! for the large `tool_call` lines. Every view also hears when a run starts and ends.
 
+use crate::answer::Answer;
 use crate::diag::Diag;
 use crate::event::{EventKind, Head, KindSet, ResultEvent};
 use crate::output::Output;
 use crate::session::Outcome;
 
 pub mod json;
+pub mod progress;
 pub mod result;
 pub mod text;
+pub mod thinking;
+pub mod tools;
 
-/// What views write through: the output streams and the input diagnostics.
+/// What views write through (the output streams, the input diagnostics) and what they
+/// may want to know of the current run.
 pub struct Ctx {
     pub out: Output,
     pub diag: Diag,
+    pub run: RunInfo,
+}
+
+impl Ctx {
+    pub fn new(out: Output, diag: Diag) -> Ctx {
+        Ctx {
+            out,
+            diag,
+            run: RunInfo::default(),
+        }
+    }
+}
+
+/// The current run, as its `system/init` event describes it (all empty without one).
+#[derive(Debug, Default, Clone)]
+pub struct RunInfo {
+    pub session_id: Option<String>,
+    pub model: Option<String>,
+    pub cwd: Option<String>,
 }
 
 /// One event the view asked for.
@@ -42,6 +66,29 @@ pub struct SessionEnd<'a> {
 pub struct RunResult<'a> {
     pub event: &'a ResultEvent<'a>,
     pub line: &'a [u8],
+}
+
+/// Checks a run's rebuilt answer against its `result`, warning when they differ. Returns
+/// the result's text when the run succeeded and no assistant event gave any text (a
+/// `--output-format json` line fed in): the caller prints that instead.
+pub fn settle_answer<'e>(answer: &Answer, end: &SessionEnd<'e>, ctx: &mut Ctx) -> Option<&'e [u8]> {
+    let expected = end.result.as_ref()?.event.text().as_bytes();
+    if answer.is_empty() {
+        return (*end.outcome == Outcome::Succeeded).then_some(expected);
+    }
+    if !answer.matches(expected) {
+        ctx.diag.warn(
+            &mut ctx.out,
+            "rebuilt text differs from result",
+            format_args!(
+                "the text rebuilt from the assistant events ({} bytes) differs from the \
+                 result event's text ({} bytes)",
+                answer.len(),
+                expected.len()
+            ),
+        );
+    }
+    None
 }
 
 /// A consumer of events, in the manner of ripgrep's `Sink`: every method has a default

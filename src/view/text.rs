@@ -5,12 +5,11 @@
 //! reported on stderr. A run with a `result` but no assistant text at all (a
 //! `--output-format json` line fed in) prints the result's text.
 
-use anstyle::Style;
-
 use crate::answer::Answer;
-use crate::event::{self, EventKind, KindSet, ThinkingPhase};
-use crate::session::Outcome;
-use crate::view::{Ctx, Event, SessionEnd, View};
+use crate::event::{EventKind, KindSet};
+use crate::output::Channel;
+use crate::view::thinking::Thinking;
+use crate::view::{Ctx, Event, SessionEnd, View, settle_answer};
 
 #[derive(Debug, Clone, Default)]
 pub struct TextOptions {
@@ -24,11 +23,10 @@ pub struct TextView {
     opts: TextOptions,
     answer: Answer,
     layout: Layout,
-    /// The text of the thinking event being read.
-    scratch: Vec<u8>,
+    thinking: Thinking,
 }
 
-/// What goes around the answer's text: separators, newlines, the thinking block.
+/// What goes around the answer's text: separators between segments, newlines between runs.
 #[derive(Default)]
 struct Layout {
     separator: Option<Vec<u8>>,
@@ -36,7 +34,6 @@ struct Layout {
     separator_due: bool,
     /// The previous run's text did not end its line: the next run starts on a new one.
     newline_due: bool,
-    thinking_open: bool,
 }
 
 impl TextView {
@@ -48,13 +45,17 @@ impl TextView {
             },
             opts,
             answer: Answer::default(),
-            scratch: Vec::new(),
+            thinking: Thinking::new(Channel::Err),
         }
     }
 
     fn assistant(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         match self.answer.assistant(ev.line) {
-            Ok(new) => self.layout.write(new, ctx),
+            Ok([]) => Ok(()),
+            Ok(new) => {
+                self.thinking.close(ctx)?;
+                self.layout.write(new, ctx)
+            }
             Err(e) => {
                 ctx.diag.bad_line(
                     &mut ctx.out,
@@ -66,35 +67,6 @@ impl TextView {
             }
         }
     }
-
-    fn thinking(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        self.scratch.clear();
-        let phase = match event::read_thinking(ev.line, &mut self.scratch) {
-            Ok(phase) => phase,
-            Err(e) => {
-                ctx.diag.bad_line(
-                    &mut ctx.out,
-                    "unreadable thinking events",
-                    format_args!("unreadable thinking event ({e})"),
-                    ev.line,
-                )?;
-                return Ok(());
-            }
-        };
-        if !self.scratch.is_empty() {
-            let dim = Style::new().dimmed().italic();
-            if !self.layout.thinking_open {
-                ctx.out.begin_err_block();
-                ctx.out.write_err_styled(dim, b"[thinking] ");
-                self.layout.thinking_open = true;
-            }
-            ctx.out.write_err_styled(dim, &self.scratch);
-        }
-        if phase == ThinkingPhase::Completed {
-            self.layout.close_thinking(ctx);
-        }
-        Ok(())
-    }
 }
 
 impl Layout {
@@ -103,7 +75,6 @@ impl Layout {
         if text.is_empty() {
             return Ok(());
         }
-        self.close_thinking(ctx);
         if self.newline_due {
             ctx.out.write_out(b"\n")?;
             self.newline_due = false;
@@ -116,13 +87,6 @@ impl Layout {
         }
         ctx.out.write_out(text)?;
         Ok(())
-    }
-
-    fn close_thinking(&mut self, ctx: &mut Ctx) {
-        if self.thinking_open {
-            ctx.out.write_err(b"\n");
-            self.thinking_open = false;
-        }
     }
 }
 
@@ -150,37 +114,23 @@ impl View for TextView {
                 self.layout.separator_due = !self.answer.is_empty();
                 Ok(())
             }
-            EventKind::Thinking => self.thinking(ev, ctx),
+            EventKind::Thinking => self.thinking.event(ev, ctx),
             _ => Ok(()),
         }
     }
 
     fn session_end(&mut self, end: &SessionEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        self.layout.close_thinking(ctx);
-        if let Some(result) = &end.result {
-            let expected = result.event.text().as_bytes();
-            if self.answer.is_empty() && *end.outcome == Outcome::Succeeded {
-                self.layout.separator_due = false;
-                self.layout.write(expected, ctx)?;
-            } else if !self.answer.is_empty() && !self.answer.matches(expected) {
-                ctx.diag.warn(
-                    &mut ctx.out,
-                    "rebuilt text differs from result",
-                    format_args!(
-                        "the text rebuilt from the assistant events ({} bytes) differs from \
-                         the result event's text ({} bytes)",
-                        self.answer.len(),
-                        expected.len()
-                    ),
-                );
-            }
+        self.thinking.close(ctx)?;
+        if let Some(text) = settle_answer(&self.answer, end, ctx) {
+            self.layout.separator_due = false;
+            self.layout.write(text, ctx)?;
         }
         self.layout.newline_due = !ctx.out.out_at_line_start();
         Ok(())
     }
 
     fn finish(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        self.layout.close_thinking(ctx);
+        self.thinking.close(ctx)?;
         if ctx.out.out_is_terminal && !ctx.out.out_at_line_start() {
             ctx.out.write_out(b"\n")?;
         }
@@ -199,10 +149,7 @@ mod tests {
 
     fn run(input: &str, opts: TextOptions) -> (String, String, ExitStatus) {
         let (out, stdout, stderr) = capture(OutputMode::default());
-        let ctx = Ctx {
-            out,
-            diag: Diag::new(false, false),
-        };
+        let ctx = Ctx::new(out, Diag::new(false, false));
         let mut d = Dispatcher::new(TextView::new(opts), ctx, None);
         d.feed("test", input.as_bytes()).unwrap();
         let status = d.finish().unwrap();

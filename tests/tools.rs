@@ -1,0 +1,308 @@
+//! `tools` and `progress`, run as a user runs them, on the project's fixtures.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command as StdCommand, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn cs(args: &[&str], file: &str) -> assert_cmd::assert::Assert {
+    let mut cmd = Command::new(BIN);
+    cmd.env_remove("NO_COLOR").args(args).arg(fixture(file));
+    cmd.assert()
+}
+
+fn stdout_of(args: &[&str], file: &str) -> String {
+    String::from_utf8(cs(args, file).get_output().stdout.clone()).unwrap()
+}
+
+fn json_calls(args: &[&str], file: &str) -> Vec<Value> {
+    let mut all = vec!["tools", "--json"];
+    all.extend_from_slice(args);
+    stdout_of(&all, file)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn tools_lists_each_call_with_status_target_outcome_and_duration() {
+    cs(&["tools"], "nopartial.ndjson").code(0).stdout(
+        "ok        read            50 ms  notes.txt — 3 lines\n\
+         ok        shell          199 ms  wc -l notes.txt — exit 0\n\
+         ok        edit            80 ms  count.txt — +1 −0\n",
+    );
+}
+
+#[test]
+fn tools_keeps_start_order_when_parallel_calls_complete_out_of_order() {
+    cs(&["tools"], "parallel.ndjson").code(0).stdout(
+        "ok        shell           3.0 s  sleep 3 — exit 0\n\
+         ok        shell           1.0 s  sleep 1 — exit 0\n",
+    );
+}
+
+#[test]
+fn tools_handles_the_shapes_that_break_naive_readers() {
+    cs(&["tools"], "tools-edge.ndjson").code(0).stdout(
+        "error     read            12 ms  missing.rs — File not found: missing.rs\n\
+         ok        task            1.2 s  Explore the repo\n\
+         ok        shell           50 ms  npm run dev — exit 0\n\
+         error     grep             7 ms  'TODO(' in src — regex parse error: unclosed group\n\
+         ok        fancyNew       300 ms  what is new\n\
+         pending   shell               -  sleep 100\n",
+    );
+}
+
+#[test]
+fn tool_failures_do_not_change_the_exit_status() {
+    cs(&["tools"], "partial.ndjson")
+        .code(0)
+        .stdout(predicate::str::starts_with("rejected  shell"));
+    cs(&["tools"], "no-result.ndjson").code(3);
+    cs(&["tools"], "failed.ndjson").code(1);
+}
+
+#[test]
+fn tools_json_schema() {
+    let calls = json_calls(&[], "partial.ndjson");
+    assert_eq!(calls.len(), 2);
+    let keys: Vec<&str> = calls[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut expected = [
+        "call_id",
+        "tool",
+        "status",
+        "args",
+        "result",
+        "session_id",
+        "started_at_ms",
+        "completed_at_ms",
+        "duration_ms",
+    ];
+    let mut sorted = keys.clone();
+    sorted.sort();
+    expected.sort();
+    assert_eq!(sorted, expected);
+
+    let rejected = &calls[0];
+    assert_eq!(
+        rejected["call_id"],
+        "call-7c1d2e3f-0a1b-4c5d-8e9f-0a1b2c3d4e5f-0\nfc_3b2a1908-7766-4554-a332-211000ffeedd_0"
+    );
+    assert_eq!(rejected["tool"], "shell");
+    assert_eq!(rejected["status"], "rejected");
+    // The completion has no args: they come from the start.
+    assert_eq!(rejected["args"]["command"], "cargo test cart");
+    assert_eq!(rejected["result"]["reason"], "");
+    assert_eq!(
+        rejected["session_id"],
+        "5f1c2a9e-8d44-4c1e-9b7a-2e6f0c3d9a11"
+    );
+    assert_eq!(rejected["started_at_ms"], 1790000000100u64);
+    assert_eq!(rejected["completed_at_ms"], 1790000000900u64);
+    assert_eq!(rejected["duration_ms"], 800);
+    assert_eq!(calls[1]["result"]["totalLines"], 3);
+}
+
+#[test]
+fn tools_json_covers_pending_unstarted_and_duplicate_calls() {
+    let calls = json_calls(&[], "tools-edge.ndjson");
+    let ids: Vec<&str> = calls
+        .iter()
+        .map(|c| c["call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["a\n1", "b\n2", "c\n3", "d\n4", "f\n6", "e\n5"]);
+    let pending = &calls[5];
+    assert_eq!(pending["status"], "pending");
+    assert_eq!(pending["result"], Value::Null);
+    assert_eq!(pending["completed_at_ms"], Value::Null);
+    assert_eq!(pending["duration_ms"], Value::Null);
+    // isBackground sits beside the variant key; the variant is success.
+    assert_eq!(calls[2]["status"], "success");
+    assert_eq!(calls[2]["result"]["exitCode"], 0);
+    // A completion without a start still has the args it carried.
+    assert_eq!(calls[1]["args"]["description"], "Explore the repo");
+}
+
+#[test]
+fn tools_filters_by_tool_status_and_session() {
+    let tools = |args: &[&str]| -> Vec<String> {
+        json_calls(args, "tools-edge.ndjson")
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}:{}",
+                    c["tool"].as_str().unwrap(),
+                    c["status"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        tools(&["--tool", "shell"]),
+        ["shell:success", "shell:pending"]
+    );
+    assert_eq!(
+        tools(&["--tool", "READ,grep"]),
+        ["read:error", "grep:error"]
+    );
+    assert_eq!(tools(&["--failed"]), ["read:error", "grep:error"]);
+    assert_eq!(tools(&["--status", "pending"]), ["shell:pending"]);
+    assert_eq!(
+        tools(&["--status", "ok"]),
+        ["task:success", "shell:success", "fancyNew:success"]
+    );
+    assert_eq!(tools(&["--session", "e0e0e0e0"]).len(), 6);
+    assert!(tools(&["--session", "ffff"]).is_empty());
+
+    let runs = json_calls(&["--session", "1e27"], "two-runs.ndjson");
+    assert_eq!(runs.len(), 2);
+    assert!(
+        runs.iter()
+            .all(|c| c["args"]["command"].as_str().unwrap().starts_with("sleep"))
+    );
+}
+
+#[test]
+fn tools_starts_shows_start_lines_too() {
+    cs(&["tools", "--starts"], "partial.ndjson").stdout(
+        "started   shell               -  cargo test cart\n\
+         rejected  shell          800 ms  cargo test cart\n\
+         started   read                -  src/cart.rs\n\
+         ok        read           900 ms  src/cart.rs — 3 lines\n",
+    );
+}
+
+#[test]
+fn progress_interleaves_activity_and_answer_and_ends_with_a_footer() {
+    cs(&["progress"], "nopartial.ndjson").code(0).stdout(
+        "▶ Auto · /tmp/notes · session 0b7e4d21-3c9a-4f55-a2d8-6e1f9b0c7a42\n\
+         I'll read `notes.txt` and count its lines.\n\
+         ✓ Read notes.txt (3 lines)\n\
+         ✓ Ran `wc -l notes.txt` (exit 0, 199 ms)\n\
+         ✓ Edited count.txt (+1 −0)\n\
+         `notes.txt` has 3 lines. Wrote `3` to `count.txt`.\n\
+         ■ success · 9.1 s · 3 tools: 3 ok · tokens: 9,120 in, 211 out, 6,016 cache read\n",
+    );
+}
+
+#[test]
+fn progress_reports_rejections_failures_and_calls_still_running() {
+    let out = stdout_of(&["progress"], "tools-edge.ndjson");
+    for line in [
+        "✗ Failed (error): read missing.rs — File not found: missing.rs\n",
+        "✓ Ran a subagent: Explore the repo (1.2 s)\n",
+        "… Still running: shell sleep 100\n",
+        "■ success · 7.0 s · 6 tools: 3 ok, 2 error, 1 pending\n",
+    ] {
+        assert!(out.contains(line), "{line:?} not in {out}");
+    }
+    let partial = stdout_of(&["progress"], "partial.ndjson");
+    assert!(
+        partial.contains("✗ Rejected: cargo test cart\n"),
+        "{partial}"
+    );
+}
+
+#[test]
+fn progress_footer_says_when_a_run_failed_or_did_not_finish() {
+    cs(&["progress"], "failed.ndjson")
+        .code(1)
+        .stdout(predicate::str::contains(
+            "■ failed (subtype error, is_error true)",
+        ));
+    cs(&["progress"], "no-result.ndjson")
+        .code(3)
+        .stdout(predicate::str::contains(
+            "↻ Connection lost, reconnecting (attempt 1)\n↻ Retrying (attempt 1)\n↻ Reconnected\nLet me look\n■ no result: the run did not finish\n",
+        ));
+}
+
+#[test]
+fn progress_activity_stderr_leaves_only_the_answer_on_stdout() {
+    let assert = cs(&["progress", "--activity-stderr"], "partial.ndjson")
+        .code(0)
+        .stdout(std::fs::read_to_string(fixture("partial.expected")).unwrap());
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("✗ Rejected: cargo test cart"), "{stderr}");
+    assert!(stderr.contains("✓ Read src/cart.rs (3 lines)"), "{stderr}");
+    assert!(
+        stderr.contains("■ success · 4.3 s · 2 tools: 1 ok, 1 rejected"),
+        "{stderr}"
+    );
+}
+
+/// Feeds lines to the view one at a time and checks that each expected line comes out
+/// while the input is still open.
+fn assert_live(view: &str, steps: &[(&str, &str)]) {
+    let mut child = StdCommand::new(BIN)
+        .arg(view)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    for (input, expected) in steps {
+        stdin.write_all(input.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+        if expected.is_empty() {
+            continue;
+        }
+        let got = rx
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("{expected:?} did not appear while the stream was open"));
+        assert_eq!(&got, expected);
+    }
+    drop(stdin);
+    child.wait().unwrap();
+}
+
+const STARTED: &str = r#"{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"make"}},"startedAtMs":"1000"},"session_id":"s"}"#;
+const COMPLETED: &str = r#"{"type":"tool_call","subtype":"completed","call_id":"c1","tool_call":{"shellToolCall":{"result":{"success":{"exitCode":2}}},"startedAtMs":"1000","completedAtMs":"3500"},"session_id":"s"}"#;
+
+#[test]
+fn tools_line_appears_when_the_call_completes() {
+    assert_live(
+        "tools",
+        &[
+            (STARTED, ""),
+            (COMPLETED, "ok        shell           2.5 s  make — exit 2"),
+        ],
+    );
+}
+
+#[test]
+fn progress_line_appears_when_the_call_completes() {
+    assert_live(
+        "progress",
+        &[(STARTED, ""), (COMPLETED, "✓ Ran `make` (exit 2, 2.5 s)")],
+    );
+}
