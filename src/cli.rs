@@ -5,7 +5,13 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::filter::EventFilter;
+use crate::path::Paths;
+use crate::view::check::CheckOptions;
+use crate::view::events::EventsOptions;
+use crate::view::get::GetOptions;
 use crate::view::progress::ProgressOptions;
+use crate::view::stats::StatsOptions;
 use crate::view::text::TextOptions;
 use crate::view::tools::{CallFilter, ToolsOptions};
 
@@ -58,6 +64,10 @@ pub struct GlobalArgs {
     /// Do not print warnings about the input (run failures are still reported).
     #[arg(short, long, global = true)]
     pub quiet: bool,
+
+    /// Copy the raw input to FILE as it is read (the whole log, whatever the view shows).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub tee: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -112,6 +122,147 @@ Examples:
   agent -p \"…\" --output-format stream-json | cursor-stream progress --activity-stderr > answer.txt
   cursor-stream progress --thinking run.ndjson")]
     Progress(ProgressArgs),
+
+    /// The matching events, passed through byte for byte (exit 1 when none matched).
+    #[command(after_help = "\
+Examples:
+  cursor-stream events --type tool_call --subtype completed --tool shell logs/*.ndjson
+  cursor-stream events --last-session logs/all.ndjson > last-run.ndjson
+  cursor-stream events -c --type thinking run.ndjson
+  cursor-stream events --invert --type assistant,thinking run.ndjson")]
+    Events(EventsArgs),
+
+    /// jq-style extraction: the values a path leads to in each event, one per line.
+    #[command(after_help = "\
+Paths: .key  .\"any key\"  .[\"any key\"]  .[N] (negative from the end)  .[] (every element)
+       ? after a step ignores its errors; several paths separated by commas.
+
+Examples:
+  cursor-stream get '.message.content[].text' --type assistant run.ndjson
+  cursor-stream get -r '.session_id, .model' --type system run.ndjson
+  cursor-stream get -r '.tool_call[]?.args.command' --tool shell --subtype started run.ndjson
+  cursor-stream get -e '.is_error' --type result run.ndjson    exit 1 when the last value is false/null
+
+Exit status: 0; 5 when a step failed on some event (as jq); with -e, 1 when the last value
+is false or null and 4 when there was none.")]
+    Get(GetArgs),
+
+    /// One row per run: model, status, duration, answer length, thinking, tokens, tool calls.
+    #[command(after_help = "\
+Examples:
+  cursor-stream stats logs/*.ndjson
+  cursor-stream stats --json logs/*.ndjson | jq -s 'map(.usage.output_tokens) | add'")]
+    Stats(StatsArgs),
+
+    /// Validate a stream and report what is wrong, by line (exit 1 when anything is).
+    #[command(after_help = "\
+Examples:
+  cursor-stream check run.ndjson
+  cursor-stream check --json run.ndjson | jq 'select(.type==\"problem\")'")]
+    Check(CheckArgs),
+}
+
+/// Selecting events, for `events` and `get`.
+#[derive(Debug, Args)]
+pub struct FilterArgs {
+    /// Only events of these types (system, user, assistant, thinking, tool_call, result, …).
+    #[arg(long = "type", value_name = "TYPE", value_delimiter = ',')]
+    pub types: Vec<String>,
+
+    /// Only events with these subtypes (init, delta, started, completed, success, …).
+    #[arg(long, value_name = "SUBTYPE", value_delimiter = ',')]
+    pub subtype: Vec<String>,
+
+    /// Only tool_call events of these tools (shell, read, edit, …).
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub tool: Vec<String>,
+
+    /// Only events of the runs whose session id starts with ID.
+    #[arg(long, value_name = "ID", value_delimiter = ',')]
+    pub session: Vec<String>,
+
+    /// Keep the events that do not match instead.
+    #[arg(short = 'v', long)]
+    pub invert: bool,
+}
+
+impl FilterArgs {
+    fn resolve(self) -> EventFilter {
+        EventFilter {
+            types: self.types,
+            subtypes: self.subtype,
+            tools: self.tool,
+            sessions: self.session,
+            invert: self.invert,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[command(flatten)]
+    pub filter: FilterArgs,
+
+    /// Only the events of the last run in the input (they are held in memory until the
+    /// end).
+    #[arg(long)]
+    pub last_session: bool,
+
+    /// Print the number of matching events instead.
+    #[arg(short = 'c', long)]
+    pub count: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GetArgs {
+    /// The path(s) to extract, e.g. '.message.content[].text'.
+    #[arg(value_name = "PATH", value_parser = parse_paths)]
+    pub paths: Paths,
+
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[command(flatten)]
+    pub filter: FilterArgs,
+
+    /// Write strings raw, without quotes and escapes.
+    #[arg(short = 'r', long)]
+    pub raw_output: bool,
+
+    /// Like -r, and no newline after each value.
+    #[arg(short = 'j', long)]
+    pub join_output: bool,
+
+    /// Set the exit status from the last value, as jq -e.
+    #[arg(short = 'e', long)]
+    pub exit_status: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// One JSON object per run instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// One JSON object per problem, and a summary object last.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_paths(s: &str) -> Result<Paths, String> {
+    s.parse::<Paths>().map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Args)]
@@ -207,6 +358,10 @@ pub enum ViewChoice {
     Json,
     Tools(ToolsOptions),
     Progress(ProgressOptions),
+    Events(EventsOptions),
+    Get(GetOptions),
+    Stats(StatsOptions),
+    Check(CheckOptions),
 }
 
 /// Everything a run needs, decided once.
@@ -218,6 +373,7 @@ pub struct Config {
     pub quiet: bool,
     pub line_buffered: bool,
     pub max_line: Option<usize>,
+    pub tee: Option<PathBuf>,
     pub color_out: bool,
     pub color_err: bool,
     pub out_is_terminal: bool,
@@ -259,6 +415,26 @@ impl Cli {
                 }),
                 a.input,
             ),
+            Command::Events(a) => (
+                ViewChoice::Events(EventsOptions {
+                    filter: a.filter.resolve(),
+                    last_session: a.last_session,
+                    count: a.count,
+                }),
+                a.input,
+            ),
+            Command::Get(a) => (
+                ViewChoice::Get(GetOptions {
+                    paths: a.paths,
+                    filter: a.filter.resolve(),
+                    raw: a.raw_output,
+                    join: a.join_output,
+                    exit_status: a.exit_status,
+                }),
+                a.input,
+            ),
+            Command::Stats(a) => (ViewChoice::Stats(StatsOptions { json: a.json }), a.input),
+            Command::Check(a) => (ViewChoice::Check(CheckOptions { json: a.json }), a.input),
         };
         let out_is_terminal = std::io::stdout().is_terminal();
         let err_is_terminal = std::io::stderr().is_terminal();
@@ -275,6 +451,7 @@ impl Cli {
             quiet: self.global.quiet,
             line_buffered: self.global.line_buffered,
             max_line: self.global.max_line,
+            tee: self.global.tee,
             color_out: color(out_is_terminal),
             color_err: color(err_is_terminal),
             out_is_terminal,

@@ -58,6 +58,16 @@ impl Diag {
         self.line = line;
     }
 
+    /// The current input's name.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The current line number (1-based; 0 before the first line).
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
     /// `file:line`, for messages.
     pub fn position(&self) -> String {
         format!("{}:{}", self.source, self.line)

@@ -12,7 +12,7 @@ use anyhow::Context as _;
 
 use crate::diag::BadInput;
 use crate::event::{self, BadLine, EventKind, Head, Subtype};
-use crate::line_buffer::{LineReader, LineTooLong};
+use crate::line_buffer::{Line, LineReader, LineTooLong};
 use crate::session::{ExitStatus, Outcome, Sessions};
 use crate::view::{Ctx, Event, RunInfo, RunResult, SessionEnd, View};
 
@@ -22,12 +22,14 @@ pub struct Dispatcher<V> {
     sessions: Sessions,
     ctx: Ctx,
     max_line: Option<usize>,
+    reports_runs: bool,
 }
 
 impl<V: View> Dispatcher<V> {
     pub fn new(view: V, ctx: Ctx, max_line: Option<usize>) -> Self {
         Dispatcher {
             interest: view.interest(),
+            reports_runs: view.reports_runs(),
             view,
             sessions: Sessions::default(),
             ctx,
@@ -39,7 +41,8 @@ impl<V: View> Dispatcher<V> {
         &mut self.ctx
     }
 
-    /// Reads one input to its end. Runs may continue from one input into the next.
+    /// Reads one input to its end. Each input holds whole runs: a run still open at the
+    /// end of its input ended there without a result (a killed producer's log).
     pub fn feed<R: Read>(&mut self, name: &str, rdr: R) -> anyhow::Result<()> {
         let mut reader = LineReader::new(rdr).max_line(self.max_line);
         self.ctx.diag.set_source(name);
@@ -58,21 +61,26 @@ impl<V: View> Dispatcher<V> {
             }
             while let Some(line) = reader.next_line() {
                 self.ctx.diag.set_line(line.number);
-                self.line(line.bytes, line.unterminated)?;
+                self.line(&line)?;
                 self.ctx.out.event_done()?;
             }
             self.ctx.out.flush()?;
         }
-        Ok(())
+        self.end_open_run()
     }
 
-    /// The input is exhausted: closes the open run and gives the exit status.
-    pub fn finish(mut self) -> anyhow::Result<ExitStatus> {
+    fn end_open_run(&mut self) -> anyhow::Result<()> {
         if self.sessions.is_open() {
             let outcome = self.sessions.end(Outcome::NoResult);
             self.run_ended(&outcome, None)?;
         }
-        if self.sessions.runs() == 0 {
+        Ok(())
+    }
+
+    /// All inputs are read: gives the exit status.
+    pub fn finish(mut self) -> anyhow::Result<ExitStatus> {
+        self.end_open_run()?;
+        if self.sessions.runs() == 0 && self.reports_runs {
             self.ctx.diag.note(
                 &mut self.ctx.out,
                 "the input holds no run and no result event",
@@ -81,33 +89,52 @@ impl<V: View> Dispatcher<V> {
         self.view.finish(&mut self.ctx)?;
         self.ctx.diag.finish(&mut self.ctx.out);
         self.ctx.out.flush()?;
-        Ok(self.sessions.status())
+        Ok(self.view.exit_status(&self.sessions))
     }
 
-    fn line(&mut self, line: &[u8], unterminated: bool) -> anyhow::Result<()> {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return Ok(());
+    fn line(&mut self, line: &Line<'_>) -> anyhow::Result<()> {
+        let bytes = line.bytes;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return self.view.blank_line(line.raw, &mut self.ctx);
         }
-        let head = match event::peek(line) {
+        let head = match event::peek(bytes) {
             Ok(head) => head,
-            Err(bad) => return self.bad_line(&bad, line, unterminated),
+            Err(bad) => {
+                if !self.view.bad_line(&bad, line, &mut self.ctx)? {
+                    self.report_bad_line(&bad, bytes, line.unterminated)?;
+                }
+                return Ok(());
+            }
         };
         match head.kind {
-            EventKind::System => self.system(&head, line)?,
-            EventKind::Result => return self.result(line),
-            kind if kind.opens_session() && !self.sessions.is_open() => {
+            EventKind::System => self.system(&head, bytes)?,
+            kind if (kind.opens_session() || kind == EventKind::Result)
+                && !self.sessions.is_open() =>
+            {
                 self.start(RunInfo::default())?
             }
             _ => {}
         }
         if self.interest.contains(head.kind) {
-            let ev = Event { line, head: &head };
+            let ev = Event {
+                line: bytes,
+                raw: line.raw,
+                head: &head,
+            };
             self.view.event(&ev, &mut self.ctx)?;
+        }
+        if head.kind == EventKind::Result {
+            self.result(bytes)?;
         }
         Ok(())
     }
 
-    fn bad_line(&mut self, bad: &BadLine, line: &[u8], unterminated: bool) -> anyhow::Result<()> {
+    fn report_bad_line(
+        &mut self,
+        bad: &BadLine,
+        line: &[u8],
+        unterminated: bool,
+    ) -> anyhow::Result<()> {
         let (kind, what): (&'static str, String) = match bad {
             BadLine::NotJson(_) if unterminated => (
                 "truncated last line",
@@ -154,19 +181,13 @@ impl<V: View> Dispatcher<V> {
 
     /// A run starts; the one still open, if any, ended without a result.
     fn start(&mut self, run: RunInfo) -> anyhow::Result<()> {
-        if self.sessions.is_open() {
-            let outcome = self.sessions.end(Outcome::NoResult);
-            self.run_ended(&outcome, None)?;
-        }
+        self.end_open_run()?;
         self.sessions.start();
         self.ctx.run = run;
         self.view.session_start(&mut self.ctx)
     }
 
     fn result(&mut self, line: &[u8]) -> anyhow::Result<()> {
-        if !self.sessions.is_open() {
-            self.start(RunInfo::default())?;
-        }
         let parsed = event::read_result(line);
         let outcome = match &parsed {
             Ok(ev) if ev.succeeded() => Outcome::Succeeded,
@@ -194,7 +215,7 @@ impl<V: View> Dispatcher<V> {
         outcome: &Outcome,
         result: Option<RunResult<'_>>,
     ) -> anyhow::Result<()> {
-        if *outcome != Outcome::Succeeded {
+        if *outcome != Outcome::Succeeded && self.reports_runs {
             let mut position = self.ctx.diag.position();
             if let Some(id) = &self.ctx.run.session_id {
                 position = format!("{position}: session {id}");

@@ -33,6 +33,13 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// Sorts tool-call statuses for display: `ok` first, `pending` last, the rest by name.
+pub fn status_order<'s>(counts: impl IntoIterator<Item = (&'s String, &'s u64)>) -> Vec<String> {
+    let mut list: Vec<_> = counts.into_iter().collect();
+    list.sort_by_key(|(s, _)| (s.as_str() != "ok", s.as_str() == "pending", s.as_str()));
+    list.into_iter().map(|(s, n)| format!("{n} {s}")).collect()
+}
+
 /// One line of text: control characters (newlines, terminal escapes) shown escaped, and
 /// cut with `…` after `max` characters.
 pub fn one_line(s: &str, max: usize) -> String {

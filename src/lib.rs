@@ -10,18 +10,23 @@ pub mod cli;
 pub mod diag;
 pub mod dispatch;
 pub mod event;
+pub mod filter;
 pub mod human;
+pub mod input;
 pub mod lenient;
 pub mod line_buffer;
 pub mod output;
+pub mod path;
 pub mod session;
 pub mod tool_call;
 pub mod view;
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 
-use cli::{Config, Input, ViewChoice};
+use anyhow::Context as _;
+
+use cli::{Config, ViewChoice};
 use diag::Diag;
 use dispatch::Dispatcher;
 use output::{Output, OutputMode};
@@ -38,6 +43,10 @@ pub fn run(config: &Config) -> anyhow::Result<ExitStatus> {
         ViewChoice::Progress(opts) => {
             drive(view::progress::ProgressView::new(opts.clone()), config)
         }
+        ViewChoice::Events(opts) => drive(view::events::EventsView::new(opts.clone()), config),
+        ViewChoice::Get(opts) => drive(view::get::GetView::new(opts.clone()), config),
+        ViewChoice::Stats(opts) => drive(view::stats::StatsView::new(opts.clone()), config),
+        ViewChoice::Check(opts) => drive(view::check::CheckView::new(opts.clone()), config),
     }
 }
 
@@ -54,12 +63,19 @@ fn drive<V: View>(view: V, config: &Config) -> anyhow::Result<ExitStatus> {
         },
     );
     let ctx = Ctx::new(out, Diag::new(config.strict, config.quiet));
+    let mut tee = match &config.tee {
+        Some(path) => Some(
+            File::create(path)
+                .with_context(|| format!("cannot create the --tee file {}", path.display()))?,
+        ),
+        None => None,
+    };
     let mut dispatcher = Dispatcher::new(view, ctx, config.max_line);
     let mut unreadable = false;
     for input in &config.inputs {
         let name = input.name();
-        match open(input) {
-            Ok(rdr) => dispatcher.feed(&name, rdr)?,
+        match input::open(input) {
+            Ok(rdr) => dispatcher.feed(&name, input::Tee::new(rdr, tee.as_mut()))?,
             Err(e) => {
                 let ctx = dispatcher.ctx();
                 ctx.out.begin_err_block();
@@ -72,24 +88,8 @@ fn drive<V: View>(view: V, config: &Config) -> anyhow::Result<ExitStatus> {
     }
     let status = dispatcher.finish()?;
     Ok(if unreadable {
-        ExitStatus::Error
+        ExitStatus::ERROR
     } else {
         status
     })
-}
-
-fn open(input: &Input) -> io::Result<Box<dyn Read>> {
-    match input {
-        Input::Stdin => Ok(Box::new(io::stdin().lock())),
-        Input::Path(path) => {
-            let file = File::open(path)?;
-            if file.metadata()?.is_dir() {
-                return Err(io::Error::new(
-                    io::ErrorKind::IsADirectory,
-                    "is a directory",
-                ));
-            }
-            Ok(Box::new(file))
-        }
-    }
 }

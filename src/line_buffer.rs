@@ -24,10 +24,14 @@ use std::io::{self, Read};
 pub const DEFAULT_CAPACITY: usize = 256 * 1024;
 const MIN_READ: usize = 64 * 1024;
 
-/// One line, without its `\n` or `\r\n` terminator.
+/// One line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Line<'a> {
+    /// The line without its `\n` or `\r\n` terminator (and without a byte order mark).
     pub bytes: &'a [u8],
+    /// The line exactly as read, terminator (and byte order mark) included: what a
+    /// pass-through view writes.
+    pub raw: &'a [u8],
     /// 1-based line number within the current input.
     pub number: u64,
     /// The input ended without a `\n` after this line (a killed producer leaves one).
@@ -66,6 +70,8 @@ pub struct LineReader<R> {
     eof: bool,
     line_no: u64,
     at_start: bool,
+    /// Length of a byte order mark at `pos`, to leave out of the first line's `bytes`.
+    bom: usize,
     max_line: Option<usize>,
     /// Set by `next_line` when the line at `pos` exceeds `max_line`; `fill` reports it.
     too_long: bool,
@@ -86,6 +92,7 @@ impl<R: Read> LineReader<R> {
             eof: false,
             line_no: 0,
             at_start: true,
+            bom: 0,
             max_line: None,
             too_long: false,
         }
@@ -150,7 +157,8 @@ impl<R: Read> LineReader<R> {
             }
         };
         let start = self.pos;
-        let end = if end > start && self.buf[end - 1] == b'\r' {
+        let content = start + self.bom;
+        let end = if end > content && self.buf[end - 1] == b'\r' {
             end - 1
         } else {
             end
@@ -159,10 +167,12 @@ impl<R: Read> LineReader<R> {
             return None;
         }
         self.pos = next;
+        self.bom = 0;
         self.scanned = 0;
         self.line_no += 1;
         Some(Line {
-            bytes: &self.buf[start..end],
+            bytes: &self.buf[content..end],
+            raw: &self.buf[start..next],
             number: self.line_no,
             unterminated,
         })
@@ -213,8 +223,7 @@ impl<R: Read> LineReader<R> {
             self.at_start = false;
         } else if n == BOM.len() {
             self.at_start = false;
-            self.pos += BOM.len();
-            self.scanned = 0;
+            self.bom = BOM.len();
         }
     }
 }
@@ -297,6 +306,26 @@ mod tests {
             got,
             vec![(b"a".to_vec(), 1, false), (b"b".to_vec(), 2, false)]
         );
+    }
+
+    #[test]
+    fn raw_lines_reproduce_the_input() {
+        let data = b"\xEF\xBB\xBF{}\r\n\n{\"a\":1}\nlast\r";
+        for size in 1..data.len() {
+            let rdr = Chunked {
+                data,
+                sizes: vec![size],
+                i: 0,
+            };
+            let mut lr = LineReader::with_capacity(rdr, 4);
+            let mut raw = Vec::new();
+            while lr.fill().unwrap() {
+                while let Some(l) = lr.next_line() {
+                    raw.extend_from_slice(l.raw);
+                }
+            }
+            assert_eq!(raw, data, "reads of {size}");
+        }
     }
 
     #[test]

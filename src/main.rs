@@ -23,12 +23,12 @@ fn exit_for(err: &anyhow::Error) -> ExitCode {
             .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
     });
     if broken_pipe {
-        return ExitCode::from(ExitStatus::Success.code());
+        return ExitCode::from(ExitStatus::SUCCESS.code());
     }
     eprintln!("cursor-stream: error: {err:#}");
     if err.downcast_ref::<BadInput>().is_some() {
-        ExitCode::from(ExitStatus::BadInput.code())
+        ExitCode::from(ExitStatus::BAD_INPUT.code())
     } else {
-        ExitCode::from(ExitStatus::Error.code())
+        ExitCode::from(ExitStatus::ERROR.code())
     }
 }

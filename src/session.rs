@@ -7,25 +7,27 @@
 
 use std::fmt;
 
-/// The exit statuses, documented in the README.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum ExitStatus {
-    /// Every run in the input ended with a successful `result`.
-    Success = 0,
-    /// A run's `result` reports a failure (`is_error: true`, or a subtype other than
-    /// `success`).
-    RunFailed = 1,
-    /// Usage error, or an input could not be read.
-    Error = 2,
-    /// The input ended without a `result` for some run, or held no run at all.
-    NoResult = 3,
-    /// `--strict` and a line was not a usable event.
-    BadInput = 4,
-}
+/// The process's exit status. The run views share the statuses below; the log views
+/// (`events`, `get`, `stats`, `check`) give some numbers their own meaning, as documented
+/// in the README.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExitStatus(pub u8);
 
 impl ExitStatus {
+    /// Every run in the input ended with a successful `result`.
+    pub const SUCCESS: ExitStatus = ExitStatus(0);
+    /// A run's `result` reports a failure (`is_error: true`, or a subtype other than
+    /// `success`).
+    pub const RUN_FAILED: ExitStatus = ExitStatus(1);
+    /// Usage error, or an input could not be read.
+    pub const ERROR: ExitStatus = ExitStatus(2);
+    /// The input ended without a `result` for some run, or held no run at all.
+    pub const NO_RESULT: ExitStatus = ExitStatus(3);
+    /// `--strict` or `--max-line`, and a line was not usable.
+    pub const BAD_INPUT: ExitStatus = ExitStatus(4);
+
     pub fn code(self) -> u8 {
-        self as u8
+        self.0
     }
 }
 
@@ -97,11 +99,11 @@ impl Sessions {
     /// 0 only when every run succeeded; a reported failure outranks a missing result.
     pub fn status(&self) -> ExitStatus {
         if self.failed > 0 {
-            ExitStatus::RunFailed
+            ExitStatus::RUN_FAILED
         } else if self.unfinished > 0 || self.succeeded == 0 {
-            ExitStatus::NoResult
+            ExitStatus::NO_RESULT
         } else {
-            ExitStatus::Success
+            ExitStatus::SUCCESS
         }
     }
 }
@@ -112,7 +114,7 @@ mod tests {
 
     #[test]
     fn no_run_at_all_is_no_result() {
-        assert_eq!(Sessions::default().status(), ExitStatus::NoResult);
+        assert_eq!(Sessions::default().status(), ExitStatus::NO_RESULT);
     }
 
     #[test]
@@ -123,7 +125,7 @@ mod tests {
         s.start();
         s.end(Outcome::Succeeded);
         assert_eq!(s.runs(), 2);
-        assert_eq!(s.status(), ExitStatus::NoResult);
+        assert_eq!(s.status(), ExitStatus::NO_RESULT);
     }
 
     #[test]
@@ -136,7 +138,7 @@ mod tests {
             subtype: "error".into(),
             is_error: true,
         });
-        assert_eq!(s.status(), ExitStatus::RunFailed);
+        assert_eq!(s.status(), ExitStatus::RUN_FAILED);
     }
 
     #[test]
@@ -146,6 +148,6 @@ mod tests {
             s.start();
             s.end(Outcome::Succeeded);
         }
-        assert_eq!(s.status(), ExitStatus::Success);
+        assert_eq!(s.status(), ExitStatus::SUCCESS);
     }
 }

@@ -6,13 +6,18 @@
 
 use crate::answer::Answer;
 use crate::diag::Diag;
-use crate::event::{EventKind, Head, KindSet, ResultEvent};
+use crate::event::{BadLine, EventKind, Head, KindSet, ResultEvent};
+use crate::line_buffer::Line;
 use crate::output::Output;
-use crate::session::Outcome;
+use crate::session::{ExitStatus, Outcome, Sessions};
 
+pub mod check;
+pub mod events;
+pub mod get;
 pub mod json;
 pub mod progress;
 pub mod result;
+pub mod stats;
 pub mod text;
 pub mod thinking;
 pub mod tools;
@@ -45,8 +50,10 @@ pub struct RunInfo {
 
 /// One event the view asked for.
 pub struct Event<'a> {
-    /// The line as read, without its terminator.
+    /// The line without its terminator.
     pub line: &'a [u8],
+    /// The line exactly as read, terminator included.
+    pub raw: &'a [u8],
     pub head: &'a Head<'a>,
 }
 
@@ -99,8 +106,35 @@ pub trait View {
         KindSet::NONE
     }
 
+    /// Whether runs that fail or end without a result are noted on stderr (the run views
+    /// do; the log views report runs in their own output).
+    fn reports_runs(&self) -> bool {
+        true
+    }
+
+    /// The exit status once the input is read; by default the run status (0 / 1 / 3).
+    fn exit_status(&self, runs: &Sessions) -> ExitStatus {
+        runs.status()
+    }
+
     fn session_start(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
         Ok(())
+    }
+
+    /// A line holding only whitespace.
+    fn blank_line(&mut self, _raw: &[u8], _ctx: &mut Ctx) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// A line that is not an event. Returns whether the view reported it itself; if not,
+    /// it is reported on stderr.
+    fn bad_line(
+        &mut self,
+        _bad: &BadLine,
+        _line: &Line<'_>,
+        _ctx: &mut Ctx,
+    ) -> anyhow::Result<bool> {
+        Ok(false)
     }
 
     fn event(&mut self, _ev: &Event<'_>, _ctx: &mut Ctx) -> anyhow::Result<()> {

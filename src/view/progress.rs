@@ -215,9 +215,7 @@ impl ProgressView {
         }
         let total: u64 = self.counts.values().sum();
         if total > 0 {
-            let mut by_status: Vec<_> = self.counts.iter().collect();
-            by_status.sort_by_key(|(s, _)| (s.as_str() != "ok", s.as_str() == "pending"));
-            let list: Vec<String> = by_status.iter().map(|(s, n)| format!("{n} {s}")).collect();
+            let list = human::status_order(&self.counts);
             parts.push(format!(
                 "{}: {}",
                 human::count(total, "tool", "tools"),

@@ -198,7 +198,7 @@ mod tests {
             err.contains("differs from the result event's text"),
             "{err}"
         );
-        assert_eq!(status, ExitStatus::Success);
+        assert_eq!(status, ExitStatus::SUCCESS);
     }
 
     #[test]
@@ -215,7 +215,7 @@ mod tests {
         let (out, err, status) = run(&input, TextOptions::default());
         assert_eq!(out, "Hello\nHello");
         assert_eq!(err, "");
-        assert_eq!(status, ExitStatus::Success);
+        assert_eq!(status, ExitStatus::SUCCESS);
     }
 
     #[test]

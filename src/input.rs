@@ -1,0 +1,64 @@
+//! Opening the inputs, and `--tee`: a copy of the raw input, written as it is read.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+
+use crate::cli::Input;
+
+pub fn open(input: &Input) -> io::Result<Box<dyn Read>> {
+    match input {
+        Input::Stdin => Ok(Box::new(io::stdin().lock())),
+        Input::Path(path) => {
+            let file = File::open(path)?;
+            if file.metadata()?.is_dir() {
+                return Err(io::Error::new(
+                    io::ErrorKind::IsADirectory,
+                    "is a directory",
+                ));
+            }
+            Ok(Box::new(file))
+        }
+    }
+}
+
+/// Copies every byte read to a file, before the views see it: a user watching `text`
+/// keeps the whole log. Unbuffered, so the copy is complete up to the last read even if
+/// the program is killed; that is one write per read, not per line.
+pub struct Tee<'f, R> {
+    inner: R,
+    copy: Option<&'f mut File>,
+}
+
+impl<'f, R: Read> Tee<'f, R> {
+    pub fn new(inner: R, copy: Option<&'f mut File>) -> Self {
+        Tee { inner, copy }
+    }
+}
+
+impl<R: Read> Read for Tee<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(copy) = self.copy.as_deref_mut() {
+            copy.write_all(&buf[..n])
+                .map_err(|e| io::Error::new(e.kind(), format!("writing the --tee copy: {e}")))?;
+        }
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tee_copies_what_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("copy.ndjson");
+        let mut file = File::create(&path).unwrap();
+        let mut tee = Tee::new(&b"line one\nline two"[..], Some(&mut file));
+        let mut got = Vec::new();
+        tee.read_to_end(&mut got).unwrap();
+        assert_eq!(got, b"line one\nline two");
+        assert_eq!(std::fs::read(&path).unwrap(), b"line one\nline two");
+    }
+}

@@ -1,0 +1,112 @@
+//! `events`: the matching events, passed through byte for byte.
+//!
+//! Lines are written exactly as read (terminator included), never re-serialized. Lines
+//! that are not events (blank, not JSON) meet no criterion: they pass only with no
+//! filter at all (so `events` alone reproduces its input) or with `--invert`.
+//!
+//! `-c` counts the matching events (blank and bad lines are not events). Exit status, as
+//! grep's: 0 when some event matched, 1 when none did.
+
+use crate::event::{BadLine, KindSet};
+use crate::filter::EventFilter;
+use crate::line_buffer::Line;
+use crate::session::{ExitStatus, Sessions};
+use crate::view::{Ctx, Event, View};
+
+#[derive(Debug, Clone, Default)]
+pub struct EventsOptions {
+    pub filter: EventFilter,
+    /// Only the events of the last run in the input.
+    pub last_session: bool,
+    /// Print the number of matching events instead of the events.
+    pub count: bool,
+}
+
+pub struct EventsView {
+    opts: EventsOptions,
+    matched: u64,
+    /// With `--last-session`: the current run's matching lines, written at the end.
+    held: Vec<u8>,
+}
+
+impl EventsView {
+    pub fn new(opts: EventsOptions) -> EventsView {
+        EventsView {
+            opts,
+            matched: 0,
+            held: Vec::new(),
+        }
+    }
+
+    /// Writes (or holds, or counts) a line. Only events are counted; blank and bad
+    /// lines that pass are written but are not events.
+    fn pass(&mut self, raw: &[u8], is_event: bool, ctx: &mut Ctx) -> anyhow::Result<()> {
+        self.matched += u64::from(is_event);
+        if self.opts.count {
+            return Ok(());
+        }
+        if self.opts.last_session {
+            self.held.extend_from_slice(raw);
+            return Ok(());
+        }
+        ctx.out.write_out(raw)?;
+        Ok(())
+    }
+}
+
+impl View for EventsView {
+    fn interest(&self) -> KindSet {
+        self.opts.filter.interest()
+    }
+
+    fn reports_runs(&self) -> bool {
+        false
+    }
+
+    fn exit_status(&self, _runs: &Sessions) -> ExitStatus {
+        if self.matched > 0 {
+            ExitStatus::SUCCESS
+        } else {
+            ExitStatus(1)
+        }
+    }
+
+    fn session_start(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.opts.last_session {
+            self.held.clear();
+            self.matched = 0;
+        }
+        Ok(())
+    }
+
+    fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.opts.filter.passes(ev, &ctx.run) {
+            self.pass(ev.raw, true, ctx)?;
+        }
+        Ok(())
+    }
+
+    fn blank_line(&mut self, raw: &[u8], ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.opts.filter.passes_non_events() {
+            self.pass(raw, false, ctx)?;
+        }
+        Ok(())
+    }
+
+    fn bad_line(&mut self, _bad: &BadLine, line: &Line<'_>, ctx: &mut Ctx) -> anyhow::Result<bool> {
+        if self.opts.filter.passes_non_events() {
+            self.pass(line.raw, false, ctx)?;
+        }
+        Ok(false)
+    }
+
+    fn finish(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.opts.count {
+            ctx.out
+                .write_out(format!("{}\n", self.matched).as_bytes())?;
+        } else if self.opts.last_session {
+            ctx.out.write_out(&self.held)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,121 @@
+//! `get`: jq-style extraction, one value per line (see `path` for the path language).
+//!
+//! Output follows jq: compact JSON, one value per line; `-r` writes strings unescaped;
+//! `-j` writes them raw with no newline between values; a missing key gives `null`. A
+//! step that cannot apply (`.text` of a string) is reported with its line and ends that
+//! event's output, unless the step has `?`.
+//!
+//! Exit status, as jq's: 5 when a path step failed on some event; with `-e`, 1 when the
+//! last value was `false` or `null` and 4 when there was no value at all; else 0.
+
+use serde_json::value::RawValue;
+
+use crate::event::KindSet;
+use crate::filter::EventFilter;
+use crate::path::{self, Paths, Value};
+use crate::session::{ExitStatus, Sessions};
+use crate::view::{Ctx, Event, View};
+
+#[derive(Debug, Clone)]
+pub struct GetOptions {
+    pub paths: Paths,
+    pub filter: EventFilter,
+    /// `-r`: strings without quotes or escapes.
+    pub raw: bool,
+    /// `-j`: like `-r`, and no newline after each value.
+    pub join: bool,
+    /// `-e`: the exit status tells whether the last value was `null` or `false`.
+    pub exit_status: bool,
+}
+
+pub struct GetView {
+    opts: GetOptions,
+    buf: Vec<u8>,
+    values: u64,
+    last_falsy: bool,
+    errors: u64,
+}
+
+impl GetView {
+    pub fn new(opts: GetOptions) -> GetView {
+        GetView {
+            opts,
+            buf: Vec::new(),
+            values: 0,
+            last_falsy: false,
+            errors: 0,
+        }
+    }
+
+    fn write(&mut self, value: &Value<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        self.buf.clear();
+        if self.opts.raw || self.opts.join {
+            path::write_raw(value, &mut self.buf);
+        } else {
+            path::write_compact(value.text(), &mut self.buf);
+        }
+        if !self.opts.join {
+            self.buf.push(b'\n');
+        }
+        ctx.out.write_out(&self.buf)?;
+        self.values += 1;
+        self.last_falsy = value.is_falsy();
+        Ok(())
+    }
+}
+
+impl View for GetView {
+    fn interest(&self) -> KindSet {
+        self.opts.filter.interest()
+    }
+
+    fn reports_runs(&self) -> bool {
+        false
+    }
+
+    fn exit_status(&self, _runs: &Sessions) -> ExitStatus {
+        if self.errors > 0 {
+            ExitStatus(5)
+        } else if !self.opts.exit_status {
+            ExitStatus::SUCCESS
+        } else if self.values == 0 {
+            ExitStatus(4)
+        } else if self.last_falsy {
+            ExitStatus(1)
+        } else {
+            ExitStatus::SUCCESS
+        }
+    }
+
+    fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if !self.opts.filter.passes(ev, &ctx.run) {
+            return Ok(());
+        }
+        let root: &RawValue = match serde_json::from_slice(ev.line) {
+            Ok(root) => root,
+            Err(e) => {
+                ctx.diag.bad_line(
+                    &mut ctx.out,
+                    "lines that are not JSON",
+                    format_args!("not JSON ({e})"),
+                    ev.line,
+                )?;
+                return Ok(());
+            }
+        };
+        let mut values = Vec::new();
+        for i in 0..self.opts.paths.0.len() {
+            values.clear();
+            let result = self.opts.paths.0[i].eval(root, &mut values);
+            for value in &values {
+                self.write(value, ctx)?;
+            }
+            if let Err(e) = result {
+                self.errors += 1;
+                ctx.diag.warn(&mut ctx.out, "path errors", e);
+                break;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,429 @@
+//! The log views (`events`, `get`, `stats`, `check`) and `--tee`, on the project's
+//! fixtures; `events` and `get` also against jq on the same data (skipped without jq).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command as StdCommand, Stdio};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
+
+/// Fixtures that are clean JSON throughout, so jq reads them too.
+const CLEAN: &[&str] = &[
+    "partial.ndjson",
+    "nopartial.ndjson",
+    "documented.ndjson",
+    "parallel.ndjson",
+    "two-runs.ndjson",
+    "tools-edge.ndjson",
+    "key-order.ndjson",
+    "failed.ndjson",
+];
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn cs(args: &[&str]) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.env_remove("NO_COLOR").args(args);
+    cmd
+}
+
+fn output(args: &[&str], file: &Path) -> (i32, Vec<u8>, String) {
+    let out = cs(args).arg(file).output().unwrap();
+    (
+        out.status.code().unwrap(),
+        out.stdout,
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn jq(args: &[&str], file: &Path) -> Option<(i32, Vec<u8>)> {
+    let out = StdCommand::new("jq")
+        .args(args)
+        .arg(file)
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    Some((out.status.code().unwrap(), out.stdout))
+}
+
+fn have_jq() -> bool {
+    let ok = StdCommand::new("jq")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: jq is not installed");
+    }
+    ok
+}
+
+fn values(bytes: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn events_without_filter_reproduces_the_input_byte_for_byte() {
+    for name in [
+        "partial.ndjson",
+        "crlf.ndjson",
+        "non-json.ndjson",
+        "truncated.ndjson",
+        "key-order.ndjson",
+    ] {
+        let file = fixture(name);
+        let (_, stdout, _) = output(&["events"], &file);
+        assert_eq!(stdout, std::fs::read(&file).unwrap(), "{name}");
+    }
+    let with_bom_and_blanks =
+        b"\xEF\xBB\xBF{\"type\":\"user\"}\r\n\r\n  \nnot json\n{\"type\":\"x\"}";
+    cs(&["events"])
+        .write_stdin(&with_bom_and_blanks[..])
+        .assert()
+        .code(0)
+        .stdout(&with_bom_and_blanks[..]);
+}
+
+#[test]
+fn events_filters_pass_the_original_lines() {
+    let file = fixture("crlf.ndjson");
+    let (code, stdout, _) = output(
+        &[
+            "events",
+            "--type",
+            "tool_call",
+            "--subtype",
+            "completed",
+            "--tool",
+            "shell",
+        ],
+        &file,
+    );
+    assert_eq!(code, 0);
+    let text = String::from_utf8(stdout).unwrap();
+    assert_eq!(text.lines().count(), 1);
+    assert!(text.ends_with("}\r\n"), "the CRLF terminator is kept");
+    assert!(text.contains(r#""command":"wc -l notes.txt""#));
+    assert!(std::fs::read_to_string(&file).unwrap().contains(&text));
+}
+
+#[test]
+fn events_count_invert_and_exit_status() {
+    let file = fixture("partial.ndjson");
+    let (code, stdout, _) = output(&["events", "-c", "--type", "assistant"], &file);
+    assert_eq!((code, stdout), (0, b"30\n".to_vec()));
+    let (code, stdout, _) = output(&["events", "-c", "--type", "no_such_type"], &file);
+    assert_eq!((code, stdout), (1, b"0\n".to_vec()));
+    let (_, all, _) = output(&["events", "-c"], &file);
+    let (_, inverted, _) = output(&["events", "-c", "-v", "--type", "assistant"], &file);
+    let n = |b: Vec<u8>| String::from_utf8(b).unwrap().trim().parse::<u64>().unwrap();
+    assert_eq!(n(all), 30 + n(inverted));
+}
+
+#[test]
+fn events_by_session_and_last_session() {
+    let two = fixture("two-runs.ndjson");
+    let (_, last, _) = output(&["events", "--last-session"], &two);
+    assert_eq!(last, std::fs::read(fixture("parallel.ndjson")).unwrap());
+    let (_, first, _) = output(&["events", "--session", "0b7e4d21"], &two);
+    assert_eq!(first, std::fs::read(fixture("nopartial.ndjson")).unwrap());
+    let (_, count, _) = output(
+        &["events", "--last-session", "-c", "--type", "tool_call"],
+        &two,
+    );
+    assert_eq!(count, b"4\n");
+}
+
+#[test]
+fn events_select_the_same_events_as_jq() {
+    if !have_jq() {
+        return;
+    }
+    let cases: &[(&[&str], &str)] = &[
+        (&["--type", "tool_call"], r#"select(.type=="tool_call")"#),
+        (
+            &["--type", "tool_call", "--subtype", "completed"],
+            r#"select(.type=="tool_call" and .subtype=="completed")"#,
+        ),
+        (
+            &["--tool", "shell"],
+            r#"select(.type=="tool_call" and (.tool_call | has("shellToolCall")))"#,
+        ),
+        (
+            &["-v", "--type", "assistant,thinking"],
+            r#"select(.type!="assistant" and .type!="thinking")"#,
+        ),
+        (&["--subtype", "delta"], r#"select(.subtype=="delta")"#),
+    ];
+    for name in CLEAN {
+        let file = fixture(name);
+        for (args, filter) in cases {
+            let mut all = vec!["events"];
+            all.extend_from_slice(args);
+            let (_, ours, _) = output(&all, &file);
+            let (_, theirs) = jq(&["-c", filter], &file).unwrap();
+            assert_eq!(values(&ours), values(&theirs), "{name}: {args:?}");
+        }
+    }
+}
+
+#[test]
+fn get_extracts_like_jq() {
+    if !have_jq() {
+        return;
+    }
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["--type", "assistant", ".message.content[].text"],
+            &[
+                "-c",
+                r#"select(.type=="assistant") | .message.content[].text"#,
+            ],
+        ),
+        (
+            &["-r", "--type", "assistant", ".message.content[].text"],
+            &[
+                "-r",
+                r#"select(.type=="assistant") | .message.content[].text"#,
+            ],
+        ),
+        (
+            &["-j", "--type", "assistant", ".message.content[0].text"],
+            &[
+                "-j",
+                r#"select(.type=="assistant") | .message.content[0].text"#,
+            ],
+        ),
+        (&[".type, .subtype"], &["-c", ".type, .subtype"]),
+        (
+            &[r#".["session_id"], ."type""#],
+            &["-c", r#".["session_id"], ."type""#],
+        ),
+        (&[".message.content[-1]"], &["-c", ".message.content[-1]"]),
+        (&[".tool_call[]?.args"], &["-c", ".tool_call[]?.args"]),
+        (&[".usage"], &["-c", ".usage"]),
+        (&["."], &["-c", "."]),
+        (
+            &["-r", "--type", "result", ".result"],
+            &["-r", r#"select(.type=="result") | .result"#],
+        ),
+    ];
+    for name in CLEAN {
+        let file = fixture(name);
+        for (ours_args, jq_args) in cases {
+            let mut all = vec!["get"];
+            all.extend_from_slice(ours_args);
+            let (code, ours, stderr) = output(&all, &file);
+            let (jq_code, theirs) = jq(jq_args, &file).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&ours),
+                String::from_utf8_lossy(&theirs),
+                "{name}: {ours_args:?}\n{stderr}"
+            );
+            // jq 1.6 takes its status from the last event only; ours is 5 when any failed.
+            if stderr.is_empty() {
+                assert_eq!((code, jq_code), (0, 0), "{name}: {ours_args:?}");
+            } else {
+                assert_eq!(code, 5, "{name}: {ours_args:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn get_exit_status_follows_jq() {
+    let file = fixture("failed.ndjson");
+    let status = |args: &[&str]| {
+        let mut all = vec!["get"];
+        all.extend_from_slice(args);
+        output(&all, &file).0
+    };
+    assert_eq!(status(&["-e", "--type", "result", ".is_error"]), 0);
+    assert_eq!(status(&["-e", "--type", "result", ".no_such_key"]), 1);
+    assert_eq!(status(&["-e", "--type", "no_such_type", ".x"]), 4);
+    assert_eq!(status(&[".message.role.x"]), 5);
+    assert_eq!(status(&[".message.role.x?"]), 0);
+    if have_jq() {
+        for (args, filter) in [
+            (["-e", ".is_error"], ".is_error"),
+            (["-e", ".no_such_key"], ".no_such_key"),
+        ] {
+            let jq_code = jq(&["-e", filter], &file).unwrap().0;
+            let mut all = vec!["get"];
+            all.extend_from_slice(&args);
+            assert_eq!(output(&all, &file).0, jq_code, "{filter}");
+        }
+    }
+}
+
+#[test]
+fn get_reports_path_errors_with_the_line() {
+    let (code, stdout, stderr) = output(&["get", ".message.role.x"], &fixture("failed.ndjson"));
+    assert_eq!(code, 5);
+    assert_eq!(String::from_utf8(stdout).unwrap(), "null\nnull\n");
+    assert!(
+        stderr.contains("failed.ndjson:2: Cannot index string with \"x\"")
+            && stderr.contains("failed.ndjson:3: Cannot index string with \"x\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn invalid_path_is_a_usage_error_pointing_at_the_column() {
+    cs(&["get", ".message..text"])
+        .arg(fixture("partial.ndjson"))
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            predicate::str::contains("invalid path at column 10")
+                .and(predicate::str::contains("  .message..text\n           ^")),
+        );
+}
+
+#[test]
+fn stats_has_a_row_per_run_and_totals() {
+    let (code, stdout, _) = output(&["stats"], &fixture("two-runs.ndjson"));
+    assert_eq!(code, 0);
+    let text = String::from_utf8(stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(lines[0].starts_with("SESSION   MODEL"), "{text}");
+    assert!(lines[1].starts_with("0b7e4d21  Auto              success         9.1 s       92 B      2          9,120/211  3 (3 ok; edit 1, read 1, shell 1)  /tmp/notes"), "{text}");
+    assert!(
+        lines[2].starts_with("1e27aa42  Auto              success         4.3 s       36 B"),
+        "{text}"
+    );
+    assert!(
+        lines[3].starts_with("TOTAL     -                 2 runs"),
+        "{text}"
+    );
+    assert!(
+        lines[3].ends_with("5 (5 ok; edit 1, read 1, shell 3)  runs: 2 success"),
+        "{text}"
+    );
+}
+
+#[test]
+fn stats_json_is_one_object_per_run() {
+    let (_, stdout, _) = output(&["stats", "--json"], &fixture("tools-edge.ndjson"));
+    let rows = values(&stdout);
+    assert_eq!(rows.len(), 1);
+    let row = &rows[0];
+    assert_eq!(row["session_id"], "e0e0e0e0-1111-4222-8333-444444444444");
+    assert_eq!(row["status"], "success");
+    assert_eq!(row["duration_ms"], 7000);
+    assert_eq!(row["answer_bytes"], 23);
+    assert_eq!(row["tools"]["total"], 6);
+    assert_eq!(row["tools"]["by_status"]["pending"], 1);
+    assert_eq!(row["tools"]["by_status"]["error"], 2);
+    assert_eq!(row["tools"]["by_kind"]["shell"], 2);
+    assert_eq!(row["usage"], Value::Null);
+
+    let (_, stdout, _) = output(&["stats", "--json"], &fixture("no-result.ndjson"));
+    assert_eq!(values(&stdout)[0]["status"], "no_result");
+}
+
+#[test]
+fn check_passes_a_clean_stream() {
+    cs(&["check"])
+        .arg(fixture("nopartial.ndjson"))
+        .assert()
+        .code(0)
+        .stdout("ok: 15 events in 1 run(s), no problem\n");
+}
+
+#[test]
+fn check_reports_each_problem_with_its_line() {
+    let input = [
+        r#"{"type":"system","subtype":"init","session_id":"s1"}"#,
+        r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Hello"}]},"session_id":"s1"}"#,
+        r#"{"type":"tool_call","subtype":"completed","call_id":"x","tool_call":{"readToolCall":{"result":{"success":{}}}},"session_id":"s1"}"#,
+        r#"{"type":"tool_call","subtype":"started","call_id":"y","tool_call":{"shellToolCall":{"args":{}}},"session_id":"s1"}"#,
+        r#"{"type":"brand_new","session_id":"s1"}"#,
+        r#"{"type":"connection","subtype":"reconnected"}"#,
+        "T: 1.2s",
+        r#"{"type":"result","subtype":"success","is_error":false,"result":"Goodbye","session_id":"s1"}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"s1"}"#,
+        r#"{"type":"system","subtype":"init","session_id":"s2"}"#,
+        r#"{"type":"assistant","message":{"content":[{"type":"text","text":"cut"#,
+    ]
+    .join("\n");
+    let assert = cs(&["check"]).write_stdin(input.clone()).assert().code(1);
+    let report = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    for expected in [
+        "<stdin>:3: completion_without_start: read call \"x\" completed without a started event",
+        "<stdin>:6: missing_session_id: connection event without session_id",
+        "<stdin>:7: malformed_line: not JSON",
+        "<stdin>:4: call_never_completed: shell call \"y\" started but never completed",
+        "<stdin>:8: text_differs: session s1: the text rebuilt from the assistant events (5 bytes) differs from the result (7 bytes)",
+        "<stdin>:9: duplicate_result: a second result event for session s1",
+        "<stdin>:11: malformed_line: truncated last line",
+        "<stdin>:11: no_result: session s2 ended without a result event",
+        "unknown event types (not problems): brand_new ×1",
+    ] {
+        assert!(report.contains(expected), "{expected:?} not in\n{report}");
+    }
+
+    let assert = cs(&["check", "--json"]).write_stdin(input).assert().code(1);
+    let records = values(&assert.get_output().stdout);
+    let summary = records.last().unwrap();
+    assert_eq!(summary["type"], "summary");
+    assert_eq!(summary["ok"], false);
+    assert_eq!(summary["problems"], (records.len() - 1) as u64);
+    assert_eq!(summary["unknown_types"]["brand_new"], 1);
+    assert_eq!(records[0]["type"], "problem");
+    assert_eq!(records[0]["line"], 3);
+    assert_eq!(records[0]["kind"], "completion_without_start");
+}
+
+#[test]
+fn check_on_the_messy_fixtures() {
+    let (code, stdout, _) = output(&["check"], &fixture("non-json.ndjson"));
+    assert_eq!(code, 1);
+    let report = String::from_utf8(stdout).unwrap();
+    assert_eq!(report.matches(": malformed_line: ").count(), 5, "{report}");
+    assert!(
+        report.contains("non-json.ndjson:5: malformed_line: not JSON"),
+        "{report}"
+    );
+}
+
+#[test]
+fn tee_keeps_the_raw_input_whatever_the_view_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    for view in ["text", "result", "tools", "stats"] {
+        let copy = dir.path().join(format!("{view}.ndjson"));
+        let input = std::fs::read(fixture("crlf.ndjson")).unwrap();
+        cs(&[view, "--tee"])
+            .arg(&copy)
+            .write_stdin(input.clone())
+            .assert()
+            .success();
+        assert_eq!(std::fs::read(&copy).unwrap(), input, "{view}");
+    }
+    let copy = dir.path().join("files.ndjson");
+    cs(&["text", "--tee"])
+        .arg(&copy)
+        .arg(fixture("partial.ndjson"))
+        .arg(fixture("non-json.ndjson"))
+        .assert()
+        .code(0);
+    let mut both = std::fs::read(fixture("partial.ndjson")).unwrap();
+    both.extend(std::fs::read(fixture("non-json.ndjson")).unwrap());
+    assert_eq!(std::fs::read(&copy).unwrap(), both);
+    cs(&["text", "--tee", "/no/such/dir/x.ndjson"])
+        .arg(fixture("partial.ndjson"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot create the --tee file"));
+}
