@@ -159,9 +159,127 @@ const SUBTYPE_KEY: &[u8] = b",\"subtype\":\"";
 
 /// Reads the event type of a line, cheaply when the line has the usual shape.
 pub fn peek(line: &[u8]) -> Result<Head<'_>, BadLine> {
-    match fast_peek(line) {
-        Some(head) => Ok(head),
-        None => parse_head(line),
+    if let Some(head) = fast_peek(line).or_else(|| scan_head(line)) {
+        return Ok(head);
+    }
+    parse_head(line)
+}
+
+/// Finds the top-level `type` and `subtype` in any key order by skipping over the other
+/// members' values (strings are jumped over with `memchr`), without validating them.
+///
+/// Gives up (`None`, and the caller parses the line in full) on anything it does not
+/// understand: escapes in a key or in the two values, a repeated key, a value that is not
+/// a string, a line that does not end the object.
+fn scan_head(line: &[u8]) -> Option<Head<'_>> {
+    let mut at = skip_ws(line, 0);
+    if line.get(at) != Some(&b'{') {
+        return None;
+    }
+    at += 1;
+    let mut type_name = None;
+    let mut subtype = None;
+    loop {
+        at = skip_ws(line, at);
+        match line.get(at)? {
+            b'}' if type_name.is_none() && subtype.is_none() => return None,
+            b'}' => break,
+            b'"' => {}
+            _ => return None,
+        }
+        let (key, escaped, end) = string_at(line, at)?;
+        at = skip_ws(line, end);
+        if line.get(at) != Some(&b':') || escaped {
+            return None;
+        }
+        at = skip_ws(line, at + 1);
+        let slot = match key {
+            b"type" => Some(&mut type_name),
+            b"subtype" => Some(&mut subtype),
+            _ => None,
+        };
+        match slot {
+            Some(slot) => {
+                let (value, escaped, end) = string_at(line, at)?;
+                if escaped || slot.is_some() {
+                    return None;
+                }
+                *slot = Some(value);
+                at = end;
+            }
+            None => at = skip_value(line, at)?,
+        }
+        at = skip_ws(line, at);
+        match line.get(at)? {
+            b',' => at += 1,
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    if skip_ws(line, at + 1) != line.len() {
+        return None;
+    }
+    let type_name = known(type_name?, TYPE_NAMES)?;
+    let subtype = match subtype {
+        Some(s) => Some(Cow::Borrowed(known(s, SUBTYPE_NAMES)?)),
+        None => None,
+    };
+    Some(Head {
+        kind: EventKind::from_name(type_name),
+        type_name: Cow::Borrowed(type_name),
+        subtype: Subtype::Known(subtype),
+    })
+}
+
+fn skip_ws(line: &[u8], mut at: usize) -> usize {
+    while line.get(at).is_some_and(u8::is_ascii_whitespace) {
+        at += 1;
+    }
+    at
+}
+
+/// The string starting with the quote at `at`: its body, whether it has escapes, and the
+/// index after its closing quote.
+fn string_at(line: &[u8], at: usize) -> Option<(&[u8], bool, usize)> {
+    if line.get(at) != Some(&b'"') {
+        return None;
+    }
+    let (body, escaped, _) = string_body(&line[at + 1..])?;
+    Some((body, escaped, at + 1 + body.len() + 1))
+}
+
+/// The index after the value starting at `at` (not validated, only delimited).
+fn skip_value(line: &[u8], at: usize) -> Option<usize> {
+    match line.get(at)? {
+        b'"' => Some(string_at(line, at)?.2),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut i = at;
+            loop {
+                match line.get(i)? {
+                    b'"' => {
+                        i = string_at(line, i)?.2;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+        }
+        _ => {
+            let len = line[at..]
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']') || b.is_ascii_whitespace())
+                .unwrap_or(line.len() - at);
+            (len > 0).then_some(at + len)
+        }
     }
 }
 
@@ -174,16 +292,17 @@ fn fast_peek(line: &[u8]) -> Option<Head<'_>> {
     if line.last() != Some(&b'}') {
         return None;
     }
-    let (type_name, rest) = plain_string(rest)?;
+    let (type_name, rest) = plain_bytes(rest)?;
+    let type_name = known(type_name, TYPE_NAMES)?;
     let subtype = match rest.first()? {
         b'}' => Subtype::Known(None),
         b',' => match rest.strip_prefix(SUBTYPE_KEY) {
             Some(after) => {
-                let (sub, after) = plain_string(after)?;
+                let (sub, after) = plain_bytes(after)?;
                 if !matches!(after.first(), Some(b',' | b'}')) {
                     return None;
                 }
-                Subtype::Known(Some(Cow::Borrowed(sub)))
+                Subtype::Known(Some(Cow::Borrowed(known(sub, SUBTYPE_NAMES)?)))
             }
             None => Subtype::NotPeeked,
         },
@@ -196,14 +315,53 @@ fn fast_peek(line: &[u8]) -> Option<Head<'_>> {
     })
 }
 
-/// The bytes up to the next `"`, if they hold no escape and are UTF-8; and what follows.
-fn plain_string(s: &[u8]) -> Option<(&str, &[u8])> {
+const TYPE_NAMES: &[&str] = &[
+    "assistant",
+    "tool_call",
+    "thinking",
+    "result",
+    "system",
+    "user",
+    "connection",
+    "retry",
+    "interaction_query",
+];
+
+const SUBTYPE_NAMES: &[&str] = &[
+    "delta",
+    "completed",
+    "started",
+    "success",
+    "init",
+    "reconnecting",
+    "reconnected",
+    "starting",
+    "resuming",
+    "request",
+    "response",
+];
+
+/// The name as a `&str`: one of `names` by comparison, else checked as UTF-8 (the common
+/// names skip the check, which costs more than the comparison on such short strings).
+fn known<'a>(bytes: &'a [u8], names: &[&'static str]) -> Option<&'a str> {
+    match names.iter().find(|n| n.as_bytes() == bytes) {
+        Some(name) => Some(name),
+        None => std::str::from_utf8(bytes).ok(),
+    }
+}
+
+/// The bytes up to the next `"`, if there is no escape before it; and what follows.
+fn plain_bytes(s: &[u8]) -> Option<(&[u8], &[u8])> {
     let end = memchr::memchr2(b'"', b'\\', s)?;
     if s[end] != b'"' {
         return None;
     }
-    let value = std::str::from_utf8(&s[..end]).ok()?;
-    Some((value, &s[end + 1..]))
+    Some((&s[..end], &s[end + 1..]))
+}
+
+/// Whether bytes are UTF-8; ASCII, the usual case, is checked the fast way.
+fn is_utf8(bytes: &[u8]) -> bool {
+    bytes.is_ascii() || std::str::from_utf8(bytes).is_ok()
 }
 
 #[derive(Deserialize)]
@@ -254,6 +412,86 @@ pub struct AssistantMeta {
 /// Only parts whose `type` is `"text"` (or that have no `type`) count, as in the docs'
 /// `message.content[].text`. On error `text` may hold part of the text; callers truncate it.
 pub fn read_assistant(line: &[u8], text: &mut Vec<u8>) -> Result<AssistantMeta, serde_json::Error> {
+    let start = text.len();
+    if let Some(meta) = fast_assistant(line, text) {
+        return Ok(meta);
+    }
+    text.truncate(start);
+    parse_assistant(line, text)
+}
+
+/// The shape every real `assistant` line has, byte for byte up to the text:
+const ASSISTANT_PREFIX: &[u8] =
+    br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":""#;
+
+/// Reads `ASSISTANT_PREFIX<text>"}]},"session_id":"<id>"[,"model_call_id":"<id>"]
+/// [,"timestamp_ms":<digits>]}` without a parser, or gives up (`None`) on any other line.
+///
+/// What it accepts is exactly that shape, every string checked as a JSON string would be
+/// (no raw control characters, valid UTF-8, escapes decoded by serde_json), so it agrees
+/// with [`parse_assistant`] on every line it takes.
+fn fast_assistant(line: &[u8], text: &mut Vec<u8>) -> Option<AssistantMeta> {
+    let rest = line.strip_prefix(ASSISTANT_PREFIX)?;
+    let (body, escaped, rest) = string_body(rest)?;
+    let rest = rest.strip_prefix(br#"}]},"session_id":""#)?;
+    let (_, mut rest) = plain_value(rest)?;
+    let mut meta = AssistantMeta::default();
+    if let Some(after) = rest.strip_prefix(br#","model_call_id":""#) {
+        rest = plain_value(after)?.1;
+        meta.has_model_call_id = true;
+    }
+    if let Some(after) = rest.strip_prefix(br#","timestamp_ms":"#) {
+        let digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 {
+            return None;
+        }
+        rest = &after[digits..];
+        meta.has_timestamp = true;
+    }
+    if rest != b"}" {
+        return None;
+    }
+    if escaped {
+        // The token with its quotes: serde_json decodes the escapes.
+        let token = &line[ASSISTANT_PREFIX.len() - 1..ASSISTANT_PREFIX.len() + body.len() + 1];
+        let mut de = serde_json::Deserializer::from_slice(token);
+        AppendStr { text }.deserialize(&mut de).ok()?;
+    } else {
+        if body.iter().any(|&b| b < 0x20) || !is_utf8(body) {
+            return None;
+        }
+        text.extend_from_slice(body);
+    }
+    Some(meta)
+}
+
+/// The body of a JSON string whose opening quote is consumed, whether it holds escapes,
+/// and what follows the closing quote.
+fn string_body(s: &[u8]) -> Option<(&[u8], bool, &[u8])> {
+    let mut i = 0;
+    let mut escaped = false;
+    loop {
+        i += memchr::memchr2(b'"', b'\\', &s[i..])?;
+        if s[i] == b'\\' {
+            escaped = true;
+            i += 2;
+        } else {
+            return Some((&s[..i], escaped, &s[i + 1..]));
+        }
+    }
+}
+
+/// A string value with no escapes or control characters, in UTF-8.
+fn plain_value(s: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (value, rest) = plain_bytes(s)?;
+    if value.iter().any(|&b| b < 0x20) || !is_utf8(value) {
+        return None;
+    }
+    Some((value, rest))
+}
+
+/// The full parse of an `assistant` event, whatever its key order and spacing.
+fn parse_assistant(line: &[u8], text: &mut Vec<u8>) -> Result<AssistantMeta, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(line);
     let meta = AssistantSeed { text }.deserialize(&mut de)?;
     de.end()?;
@@ -649,6 +887,34 @@ mod tests {
     }
 
     #[test]
+    fn scan_head_finds_the_top_level_type_in_any_order() {
+        let line = br#"{"call_id":"c","tool_call":{"type":"nested","x":[{"subtype":"no"},"\"}"]},"subtype":"completed","type":"tool_call"}"#;
+        let head = scan_head(line).unwrap();
+        assert_eq!(head.kind, EventKind::ToolCall);
+        assert_eq!(head.subtype, Subtype::Known(Some("completed".into())));
+        let head = scan_head(br#" { "n" : 1.5e3 , "t" : true, "type" : "user" } "#).unwrap();
+        assert_eq!(
+            (head.kind, head.subtype),
+            (EventKind::User, Subtype::Known(None))
+        );
+        for line in [
+            &br#"{"type":"a","type":"b"}"#[..],
+            br#"{"\u0074ype":"a"}"#,
+            br#"{"type":"a"b"}"#,
+            br#"{"type":42}"#,
+            br#"{"type":"a","x":{"#,
+            br#"{"type":"a"} trailing"#,
+            br#"{"x":1}"#,
+        ] {
+            assert!(
+                scan_head(line).is_none(),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+
+    #[test]
     fn truncated_line_falls_back_and_is_reported() {
         let err = peek(br#"{"type":"assistant","message":{"role":"assis"#).unwrap_err();
         assert!(matches!(err, BadLine::NotJson(_)), "{err:?}");
@@ -697,6 +963,44 @@ mod tests {
         .unwrap();
         assert_eq!(text, b"x");
         assert_eq!(meta, AssistantMeta::default());
+    }
+
+    #[test]
+    fn fast_assistant_agrees_with_the_parser() {
+        let lines = [
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"plain"}]},"session_id":"s"}"#,
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"esc \"q\" \n \u00e9 \ud83c\udf89"}]},"session_id":"s","timestamp_ms":17}"#,
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"I'll"}]},"session_id":"s","model_call_id":"m-0","timestamp_ms":1790994267362}"#,
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":""}]},"session_id":"s","timestamp_ms":1}"#,
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"ünïcødé — 日本"}]},"session_id":"s"}"#,
+        ];
+        for line in lines {
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            let fast_meta = fast_assistant(line.as_bytes(), &mut fast).expect(line);
+            let slow_meta = parse_assistant(line.as_bytes(), &mut slow).unwrap();
+            assert_eq!((fast_meta, &fast), (slow_meta, &slow), "{line}");
+        }
+    }
+
+    #[test]
+    fn fast_assistant_leaves_other_shapes_to_the_parser() {
+        let lines: &[&[u8]] = &[
+            br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},"session_id":"s"}"#,
+            br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s","extra":1}"#,
+            br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s","timestamp_ms":1.5}"#,
+            br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s"} "#,
+            b"{\"type\":\"assistant\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"tab\there\"}]},\"session_id\":\"s\"}",
+            b"{\"type\":\"assistant\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"bad \xff\"}]},\"session_id\":\"s\"}",
+            br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"bad \x"}]},"session_id":"s"}"#,
+            br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"cut"#,
+        ];
+        for line in lines {
+            assert!(
+                fast_assistant(line, &mut Vec::new()).is_none(),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
     }
 
     #[test]
