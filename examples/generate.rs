@@ -103,15 +103,15 @@ fn js(s: &str) -> String {
     serde_json::to_string(s).unwrap()
 }
 
-struct Gen {
+struct Gen<W: Write> {
     rng: Rng,
-    out: BufWriter<io::StdoutLock<'static>>,
+    out: W,
     written: u64,
     ts: u64,
     session: String,
 }
 
-impl Gen {
+impl<W: Write> Gen<W> {
     fn line(&mut self, line: String) -> io::Result<()> {
         // One line in twenty with sorted keys: `type` is then not first.
         let line = if self.rng.chance(5) {
@@ -435,21 +435,29 @@ fn main() -> io::Result<()> {
             }
         }
     }
+    let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
+    generate(&mut out, size, seed, deltas_only)?;
+    out.flush()
+}
+
+/// Writes about `size` bytes of log to `out`; the same arguments give the same bytes.
+/// Tests and benchmarks include this file to call it.
+pub fn generate<W: Write>(out: W, size: u64, seed: u64, deltas_only: bool) -> io::Result<()> {
     let mut g = Gen {
         rng: Rng(seed),
-        out: BufWriter::with_capacity(1 << 20, io::stdout().lock()),
+        out,
         written: 0,
         ts: 1_790_000_000_000,
         session: String::new(),
     };
     if deltas_only {
-        g.deltas_only(size)?;
+        g.deltas_only(size)
     } else {
         let mut n = 0;
         while g.written < size {
             g.session(n)?;
             n += 1;
         }
+        Ok(())
     }
-    g.out.flush()
 }

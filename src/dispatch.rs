@@ -206,7 +206,11 @@ impl<V: View> Dispatcher<V> {
             }
         };
         let outcome = self.sessions.end(outcome);
-        let result = parsed.as_ref().ok().map(|event| RunResult { event, line });
+        let result = parsed.as_ref().ok().map(|event| RunResult {
+            event,
+            text: event.text().as_bytes(),
+            line,
+        });
         self.run_ended(&outcome, result)
     }
 
@@ -222,9 +226,9 @@ impl<V: View> Dispatcher<V> {
             }
             let failed_text = result
                 .as_ref()
-                .map(|r| r.event.text())
+                .map(|r| r.text)
                 .filter(|t| !t.is_empty())
-                .map(|t| format!(": {}", crate::diag::Excerpt(t.as_bytes())))
+                .map(|t| format!(": {}", crate::diag::Excerpt(t)))
                 .unwrap_or_default();
             self.ctx.diag.note(
                 &mut self.ctx.out,

@@ -34,6 +34,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, SeqAccess, Visitor};
@@ -159,10 +160,21 @@ const SUBTYPE_KEY: &[u8] = b",\"subtype\":\"";
 
 /// Reads the event type of a line, cheaply when the line has the usual shape.
 pub fn peek(line: &[u8]) -> Result<Head<'_>, BadLine> {
-    if let Some(head) = fast_peek(line).or_else(|| scan_head(line)) {
+    if let Some(head) = fast_paths()
+        .then(|| fast_peek(line).or_else(|| scan_head(line)))
+        .flatten()
+    {
         return Ok(head);
     }
     parse_head(line)
+}
+
+/// Whether the shortcuts that rely on the CLI's usual layout are taken. They are always
+/// taken, except when the environment variable `CURSOR_STREAM_REFERENCE=1` asks for the
+/// plain parser everywhere: the tests run every view both ways and compare the output.
+pub fn fast_paths() -> bool {
+    static FAST: OnceLock<bool> = OnceLock::new();
+    *FAST.get_or_init(|| std::env::var_os("CURSOR_STREAM_REFERENCE").is_none_or(|v| v != "1"))
 }
 
 /// Finds the top-level `type` and `subtype` in any key order by skipping over the other
@@ -292,17 +304,16 @@ fn fast_peek(line: &[u8]) -> Option<Head<'_>> {
     if line.last() != Some(&b'}') {
         return None;
     }
-    let (type_name, rest) = plain_bytes(rest)?;
-    let type_name = known(type_name, TYPE_NAMES)?;
+    let (type_name, rest) = name_value(rest, TYPE_NAMES)?;
     let subtype = match rest.first()? {
         b'}' => Subtype::Known(None),
         b',' => match rest.strip_prefix(SUBTYPE_KEY) {
             Some(after) => {
-                let (sub, after) = plain_bytes(after)?;
+                let (sub, after) = name_value(after, SUBTYPE_NAMES)?;
                 if !matches!(after.first(), Some(b',' | b'}')) {
                     return None;
                 }
-                Subtype::Known(Some(Cow::Borrowed(known(sub, SUBTYPE_NAMES)?)))
+                Subtype::Known(Some(Cow::Borrowed(sub)))
             }
             None => Subtype::NotPeeked,
         },
@@ -341,6 +352,22 @@ const SUBTYPE_NAMES: &[&str] = &[
     "response",
 ];
 
+/// A string value whose opening quote is consumed, and what follows its closing quote.
+/// The usual names are recognised by comparison (cheaper, on such short strings, than
+/// finding the quote and checking UTF-8); others must hold no escape.
+fn name_value<'a>(s: &'a [u8], names: &[&'static str]) -> Option<(&'a str, &'a [u8])> {
+    for name in names {
+        if let Some(rest) = s
+            .strip_prefix(name.as_bytes())
+            .and_then(|rest| rest.strip_prefix(b"\""))
+        {
+            return Some((name, rest));
+        }
+    }
+    let (value, rest) = plain_bytes(s)?;
+    Some((std::str::from_utf8(value).ok()?, rest))
+}
+
 /// The name as a `&str`: one of `names` by comparison, else checked as UTF-8 (the common
 /// names skip the check, which costs more than the comparison on such short strings).
 fn known<'a>(bytes: &'a [u8], names: &[&'static str]) -> Option<&'a str> {
@@ -357,11 +384,6 @@ fn plain_bytes(s: &[u8]) -> Option<(&[u8], &[u8])> {
         return None;
     }
     Some((&s[..end], &s[end + 1..]))
-}
-
-/// Whether bytes are UTF-8; ASCII, the usual case, is checked the fast way.
-fn is_utf8(bytes: &[u8]) -> bool {
-    bytes.is_ascii() || std::str::from_utf8(bytes).is_ok()
 }
 
 #[derive(Deserialize)]
@@ -413,7 +435,7 @@ pub struct AssistantMeta {
 /// `message.content[].text`. On error `text` may hold part of the text; callers truncate it.
 pub fn read_assistant(line: &[u8], text: &mut Vec<u8>) -> Result<AssistantMeta, serde_json::Error> {
     let start = text.len();
-    if let Some(meta) = fast_assistant(line, text) {
+    if let Some(meta) = fast_paths().then(|| fast_assistant(line, text)).flatten() {
         return Ok(meta);
     }
     text.truncate(start);
@@ -451,18 +473,59 @@ fn fast_assistant(line: &[u8], text: &mut Vec<u8>) -> Option<AssistantMeta> {
     if rest != b"}" {
         return None;
     }
-    if escaped {
-        // The token with its quotes: serde_json decodes the escapes.
-        let token = &line[ASSISTANT_PREFIX.len() - 1..ASSISTANT_PREFIX.len() + body.len() + 1];
-        let mut de = serde_json::Deserializer::from_slice(token);
-        AppendStr { text }.deserialize(&mut de).ok()?;
-    } else {
-        if body.iter().any(|&b| b < 0x20) || !is_utf8(body) {
+    if !escaped {
+        if !is_string_text(body) {
             return None;
         }
         text.extend_from_slice(body);
+    } else if append_escaped(body, text).is_none() {
+        // `\u` escapes (or an invalid string): serde_json decodes the token with its quotes.
+        let token = &line[ASSISTANT_PREFIX.len() - 1..ASSISTANT_PREFIX.len() + body.len() + 1];
+        let mut de = serde_json::Deserializer::from_slice(token);
+        AppendStr { text }.deserialize(&mut de).ok()?;
     }
     Some(meta)
+}
+
+/// Appends a string body with the one-letter escapes decoded. `None` (and nothing
+/// appended) for a `\u` escape or anything a JSON string may not hold.
+fn append_escaped(body: &[u8], text: &mut Vec<u8>) -> Option<()> {
+    let start = text.len();
+    let mut rest = body;
+    loop {
+        let at = memchr::memchr(b'\\', rest).unwrap_or(rest.len());
+        let plain = &rest[..at];
+        let decoded = match rest.get(at + 1) {
+            _ if !is_string_text(plain) => None,
+            None => {
+                text.extend_from_slice(plain);
+                return Some(());
+            }
+            Some(b'n') => Some(b'\n'),
+            Some(b't') => Some(b'\t'),
+            Some(b'r') => Some(b'\r'),
+            Some(b'"') => Some(b'"'),
+            Some(b'\\') => Some(b'\\'),
+            Some(b'/') => Some(b'/'),
+            Some(b'b') => Some(0x08),
+            Some(b'f') => Some(0x0c),
+            Some(_) => None,
+        };
+        let Some(c) = decoded else {
+            text.truncate(start);
+            return None;
+        };
+        text.extend_from_slice(plain);
+        text.push(c);
+        rest = &rest[at + 2..];
+    }
+}
+
+/// Whether unescaped bytes may stand in a JSON string: UTF-8 without control characters.
+/// Printable ASCII, the usual case, is told in one pass.
+fn is_string_text(bytes: &[u8]) -> bool {
+    bytes.iter().all(|&b| b.wrapping_sub(0x20) < 0x60)
+        || (!bytes.iter().any(|&b| b < 0x20) && std::str::from_utf8(bytes).is_ok())
 }
 
 /// The body of a JSON string whose opening quote is consumed, whether it holds escapes,
@@ -484,10 +547,7 @@ fn string_body(s: &[u8]) -> Option<(&[u8], bool, &[u8])> {
 /// A string value with no escapes or control characters, in UTF-8.
 fn plain_value(s: &[u8]) -> Option<(&[u8], &[u8])> {
     let (value, rest) = plain_bytes(s)?;
-    if value.iter().any(|&b| b < 0x20) || !is_utf8(value) {
-        return None;
-    }
-    Some((value, rest))
+    is_string_text(value).then_some((value, rest))
 }
 
 /// The full parse of an `assistant` event, whatever its key order and spacing.
@@ -973,6 +1033,8 @@ mod tests {
             r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"I'll"}]},"session_id":"s","model_call_id":"m-0","timestamp_ms":1790994267362}"#,
             r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":""}]},"session_id":"s","timestamp_ms":1}"#,
             r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"ünïcødé — 日本"}]},"session_id":"s"}"#,
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a\\b\/c\td\r\n\b\f\"é\"\n"}]},"session_id":"s"}"#,
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"\\"}]},"session_id":"s"}"#,
         ];
         for line in lines {
             let (mut fast, mut slow) = (Vec::new(), Vec::new());

@@ -105,7 +105,10 @@ impl EventFilter {
 /// so the kind is found without scanning the (often huge) payload. Any other shape —
 /// other key order, metadata keys first, escapes in the kind — is parsed in full.
 pub fn tool_kind(line: &[u8]) -> Option<Cow<'_, str>> {
-    if let Some(kind) = peek_tool_kind(line) {
+    if let Some(kind) = crate::event::fast_paths()
+        .then(|| peek_tool_kind(line))
+        .flatten()
+    {
         return Some(Cow::Borrowed(kind));
     }
     tool_call::read_tool_call::<IgnoredAny, IgnoredAny>(line)

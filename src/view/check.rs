@@ -274,7 +274,7 @@ impl View for CheckView {
                 self.problem(&at, "no_result", &message, ctx)?;
             }
             (Some(result), _) => {
-                let expected = result.event.text().as_bytes();
+                let expected = result.text;
                 if !self.answer.is_empty() && !self.answer.matches(expected) {
                     let message = format!(
                         "{session}: the text rebuilt from the assistant events ({} bytes) \

@@ -69,9 +69,11 @@ pub struct SessionEnd<'a> {
     pub result: Option<RunResult<'a>>,
 }
 
-/// A `result` event, read, and its original line.
+/// A `result` event, read, with its decoded text and its original line.
 pub struct RunResult<'a> {
     pub event: &'a ResultEvent<'a>,
+    /// The answer (`result` field), decoded.
+    pub text: &'a [u8],
     pub line: &'a [u8],
 }
 
@@ -79,7 +81,7 @@ pub struct RunResult<'a> {
 /// the result's text when the run succeeded and no assistant event gave any text (a
 /// `--output-format json` line fed in): the caller prints that instead.
 pub fn settle_answer<'e>(answer: &Answer, end: &SessionEnd<'e>, ctx: &mut Ctx) -> Option<&'e [u8]> {
-    let expected = end.result.as_ref()?.event.text().as_bytes();
+    let expected = end.result.as_ref()?.text;
     if answer.is_empty() {
         return (*end.outcome == Outcome::Succeeded).then_some(expected);
     }

@@ -12,7 +12,7 @@ pub struct ResultView;
 impl View for ResultView {
     fn session_end(&mut self, end: &SessionEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         if let Some(result) = &end.result {
-            ctx.out.write_out(result.event.text().as_bytes())?;
+            ctx.out.write_out(result.text)?;
             ctx.out.write_out(b"\n")?;
         }
         Ok(())

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Benchmarks cursor-stream against jq (and jaq when installed) on a generated log, with
+# `wc -l` as the floor, and prints a table of MB/s and ratios; then peak memory and the
+# latency of a delta through `text`.
+#
+#   scripts/bench.sh                 # 1 GiB log, in /tmp/cursor-stream-bench
+#   SIZE=100M RUNS=3 scripts/bench.sh
+#
+# Needs hyperfine, jq and python3 (hyperfine and jq are installed with apt-get if missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SIZE=${SIZE:-1G}
+DIR=${BENCH_DIR:-/tmp/cursor-stream-bench}
+RUNS=${RUNS:-5}
+JQ_RUNS=${JQ_RUNS:-1}
+mkdir -p "$DIR"
+
+for tool in hyperfine jq; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    apt-get install -y -qq "$tool" >/dev/null 2>&1 ||
+      (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "$tool" >/dev/null)
+  fi
+done
+
+cargo build --release --quiet --bin cursor-stream --example generate
+BIN=$PWD/target/release/cursor-stream
+LOG=$DIR/log-$SIZE.ndjson
+DELTAS=$DIR/deltas-$SIZE.ndjson
+[ -s "$LOG" ] || target/release/examples/generate --size "$SIZE" >"$LOG"
+[ -s "$DELTAS" ] || target/release/examples/generate --size "$SIZE" --deltas-only >"$DELTAS"
+cat "$LOG" "$DELTAS" >/dev/null # into the page cache
+
+JAQ=$(command -v jaq || true)
+RESULTS=$DIR/results
+rm -rf "$RESULTS" && mkdir -p "$RESULTS"
+
+# job name | file | cursor-stream arguments | jq program (with its flags)
+JOBS=(
+  "text|$LOG|text|-rj 'select(.type==\"assistant\") | .message.content[]?.text // empty'"
+  "result|$LOG|result|-r 'select(.type==\"result\") | .result'"
+  "events --type tool_call|$LOG|events --type tool_call|-c 'select(.type==\"tool_call\")'"
+  "tools --json|$LOG|tools --json|-c 'select(.type==\"tool_call\" and .subtype==\"completed\") | .call_id as \$id | .tool_call | to_entries[] | select(.key | endswith(\"ToolCall\")) | {call_id: \$id, tool: .key, status: (.value.result | keys_unsorted[0]), args: .value.args, result: (.value.result | to_entries[0].value)}'"
+  "stats|$LOG|stats|-n 'reduce inputs as \$e ({}; .[\$e.session_id // \"-\"][\$e.type] += 1)'"
+  "text, deltas only|$DELTAS|text|-rj 'select(.type==\"assistant\") | .message.content[]?.text // empty'"
+)
+
+i=0
+for job in "${JOBS[@]}"; do
+  IFS='|' read -r name file args program <<<"$job"
+  i=$((i + 1))
+  echo "== $name" >&2
+  hyperfine -N -i --warmup 1 --runs "$RUNS" --output=null \
+    --export-json "$RESULTS/$i-ours.json" "$BIN $args $file" >/dev/null
+  hyperfine -i --runs "$JQ_RUNS" --output=null \
+    --export-json "$RESULTS/$i-jq.json" "jq $program $file" >/dev/null
+  if [ -n "$JAQ" ]; then
+    hyperfine -i --runs "$JQ_RUNS" --output=null \
+      --export-json "$RESULTS/$i-jaq.json" "jaq $program $file" >/dev/null
+  fi
+  printf '%s\n%s\n' "$name" "$file" >"$RESULTS/$i-job"
+done
+
+echo "== text, through a pipe" >&2
+hyperfine -i --warmup 1 --runs "$RUNS" --output=null \
+  --export-json "$RESULTS/pipe.json" "cat $LOG | $BIN text" >/dev/null
+echo "== wc -l" >&2
+hyperfine -N --warmup 1 --runs "$RUNS" --output=null \
+  --export-json "$RESULTS/wc.json" "wc -l $LOG" >/dev/null
+
+echo "== peak memory" >&2
+for args in "text" "result" "events --type tool_call" "tools --json" "stats" "check"; do
+  /usr/bin/time -f "%M" -o "$RESULTS/mem.tmp" "$BIN" $args "$LOG" >/dev/null 2>&1 || true
+  printf '%s|%s\n' "$args" "$(tail -n 1 "$RESULTS/mem.tmp")" >>"$RESULTS/memory"
+done
+
+echo "== live latency" >&2
+python3 - "$BIN" >"$RESULTS/latency" <<'PY'
+import os, select, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "text"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+p.stdin.write(b'{"type":"system","subtype":"init","session_id":"s"}\n'); p.stdin.flush()
+times = []
+for i in range(200):
+    line = ('{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"w%d "}]},"session_id":"s","timestamp_ms":%d}\n' % (i, i)).encode()
+    start = time.perf_counter()
+    p.stdin.write(line); p.stdin.flush()
+    select.select([p.stdout], [], [], 5)
+    os.read(p.stdout.fileno(), 65536)
+    times.append((time.perf_counter() - start) * 1000)
+    time.sleep(0.002)
+p.stdin.close(); p.wait()
+times.sort()
+print("%.2f %.2f %.2f" % (times[len(times) // 2], times[int(len(times) * 0.99)], times[-1]))
+PY
+
+python3 - "$RESULTS" "$SIZE" <<'PY'
+import glob, json, os, sys
+results, size = sys.argv[1], sys.argv[2]
+def mean(path):
+    with open(path) as f:
+        return json.load(f)["results"][0]["mean"]
+def mbs(nbytes, secs):
+    return nbytes / secs / 1e6
+wc = mean(os.path.join(results, "wc.json"))
+have_jaq = bool(glob.glob(os.path.join(results, "*-jaq.json")))
+head = "| job | cursor-stream | jq | × jq |" + (" jaq | × jaq |" if have_jaq else "") + " vs `wc -l` |"
+print(head)
+print("|" + "---|" * (head.count("|") - 1))
+i = 1
+while os.path.exists(os.path.join(results, f"{i}-job")):
+    name, file = open(os.path.join(results, f"{i}-job")).read().split("\n")[:2]
+    n = os.path.getsize(file)
+    ours = mean(os.path.join(results, f"{i}-ours.json"))
+    jq = mean(os.path.join(results, f"{i}-jq.json"))
+    row = f"| `{name}` | {ours:.2f} s, {mbs(n, ours):,.0f} MB/s | {jq:.1f} s, {mbs(n, jq):,.0f} MB/s | {jq / ours:.0f}× |"
+    if have_jaq:
+        jaq = mean(os.path.join(results, f"{i}-jaq.json"))
+        row += f" {jaq:.1f} s | {jaq / ours:.0f}× |"
+    row += f" {wc / ours:.2f} |"
+    print(row)
+    i += 1
+log = glob.glob(os.path.join(results, "..", f"log-{size}.ndjson"))[0]
+n = os.path.getsize(log)
+pipe = mean(os.path.join(results, "pipe.json"))
+print(f"| `cat log \\| text` (pipe) | {pipe:.2f} s, {mbs(n, pipe):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + f"{wc / pipe:.2f} |")
+print(f"| `wc -l` (floor) | {wc:.2f} s, {mbs(n, wc):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + "1.00 |")
+print()
+print("Peak memory (max RSS): " + ", ".join(
+    f"`{a}` {int(kb) / 1024:.1f} MiB" for a, kb in (l.strip().split("|") for l in open(os.path.join(results, "memory")))))
+med, p99, worst = open(os.path.join(results, "latency")).read().split()
+print(f"Delta latency through `text` (200 deltas, 2 ms apart): median {med} ms, p99 {p99} ms, max {worst} ms.")
+PY

@@ -1,0 +1,113 @@
+//! The shortcuts (type peek, assistant fast path, tool-kind peek, top-level key scan) must
+//! not change any output: every view is run on the generated corpus both ways — as
+//! shipped, and with `CURSOR_STREAM_REFERENCE=1`, which sends every line through the plain
+//! parser — and the outputs are compared byte for byte.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::process::{Command, Output};
+
+#[allow(dead_code)]
+#[path = "../examples/generate.rs"]
+mod generate;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
+
+fn run(args: &[&str], file: &Path, reference: bool) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).arg(file).env_remove("NO_COLOR");
+    if reference {
+        cmd.env("CURSOR_STREAM_REFERENCE", "1");
+    } else {
+        cmd.env_remove("CURSOR_STREAM_REFERENCE");
+    }
+    cmd.output().unwrap()
+}
+
+/// A generated log, then every fixture (odd shapes, bad lines) appended.
+fn corpus(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("corpus.ndjson");
+    let mut out = BufWriter::new(File::create(&path).unwrap());
+    generate::generate(&mut out, 3 << 20, 7, false).unwrap();
+    generate::generate(&mut out, 256 << 10, 8, true).unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut names: Vec<_> = std::fs::read_dir(&fixtures)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ndjson"))
+        .collect();
+    names.sort();
+    for name in names {
+        let mut bytes = std::fs::read(name).unwrap();
+        if bytes.last() != Some(&b'\n') {
+            bytes.push(b'\n');
+        }
+        out.write_all(&bytes).unwrap();
+    }
+    out.flush().unwrap();
+    path
+}
+
+#[test]
+fn every_view_gives_the_same_output_with_and_without_the_shortcuts() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = corpus(dir.path());
+    let views: &[&[&str]] = &[
+        &["text"],
+        &["text", "--thinking", "--separator", "\\n--\\n"],
+        &["result"],
+        &["json"],
+        &["tools"],
+        &["tools", "--json", "--starts"],
+        &["tools", "--failed", "--tool", "shell,read"],
+        &["progress", "--thinking"],
+        &["events", "--type", "tool_call", "--subtype", "completed"],
+        &["events", "--tool", "shell,edit"],
+        &["events", "-c", "-v", "--type", "assistant"],
+        &[
+            "get",
+            "-r",
+            ".message.content[].text",
+            "--type",
+            "assistant",
+        ],
+        &["get", ".tool_call[]?.result?", "--subtype", "completed"],
+        &["stats"],
+        &["stats", "--json"],
+        &["check", "--json"],
+    ];
+    for args in views {
+        let fast = run(args, &corpus, false);
+        let reference = run(args, &corpus, true);
+        assert!(!fast.stdout.is_empty(), "{args:?} wrote nothing");
+        assert!(
+            fast.stdout == reference.stdout,
+            "{args:?}: stdout differs from the reference path"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&fast.stderr),
+            String::from_utf8_lossy(&reference.stderr),
+            "{args:?}"
+        );
+        assert_eq!(fast.status.code(), reference.status.code(), "{args:?}");
+    }
+}
+
+#[test]
+fn the_generated_corpus_rebuilds_to_its_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("generated.ndjson");
+    let mut out = BufWriter::new(File::create(&path).unwrap());
+    generate::generate(&mut out, 2 << 20, 11, false).unwrap();
+    out.flush().unwrap();
+    drop(out);
+    let text = run(&["text"], &path, false);
+    let results = run(&["result"], &path, false);
+    assert_eq!(text.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&text.stderr), "");
+    // `result` ends every answer with a newline; `text` puts one between runs.
+    let mut expected = results.stdout.clone();
+    expected.pop();
+    assert!(text.stdout == expected, "text differs from the results");
+}
