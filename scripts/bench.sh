@@ -41,7 +41,7 @@ JOBS=(
   "result|$LOG|result|-r 'select(.type==\"result\") | .result'"
   "events --type tool_call|$LOG|events --type tool_call|-c 'select(.type==\"tool_call\")'"
   "tools --json|$LOG|tools --json|-c 'select(.type==\"tool_call\" and .subtype==\"completed\") | .call_id as \$id | .tool_call | to_entries[] | select(.key | endswith(\"ToolCall\")) | {call_id: \$id, tool: .key, status: (.value.result | keys_unsorted[0]), args: .value.args, result: (.value.result | to_entries[0].value)}'"
-  "stats|$LOG|stats|-n 'reduce inputs as \$e ({}; .[\$e.session_id // \"-\"][\$e.type] += 1)'"
+  "stats|$LOG|stats|-n 'reduce inputs as \$e ({}; .[\$e.type + \"/\" + (\$e.subtype // \"\")] += 1)'"
   "text, deltas only|$DELTAS|text|-rj 'select(.type==\"assistant\") | .message.content[]?.text // empty'"
 )
 

@@ -8,11 +8,10 @@
 use std::borrow::Cow;
 use std::io::Read;
 
-use anyhow::Context as _;
-
 use crate::diag::BadInput;
 use crate::event::{self, BadLine, EventKind, Head, Subtype};
-use crate::line_buffer::{Line, LineReader, LineTooLong};
+use crate::line_buffer::{Line, LineTooLong};
+use crate::reader::{Next, Peeked, Reader};
 use crate::session::{ExitStatus, Outcome, Sessions};
 use crate::view::{Ctx, Event, RunInfo, RunResult, SessionEnd, View};
 
@@ -43,29 +42,35 @@ impl<V: View> Dispatcher<V> {
 
     /// Reads one input to its end. Each input holds whole runs: a run still open at the
     /// end of its input ended there without a result (a killed producer's log).
-    pub fn feed<R: Read>(&mut self, name: &str, rdr: R) -> anyhow::Result<()> {
-        let mut reader = LineReader::new(rdr).max_line(self.max_line);
+    ///
+    /// The input is read, split and peeked on a thread of its own (see `reader`); here
+    /// the lines go to the view in order.
+    pub fn feed<R: Read + Send + 'static>(&mut self, name: &str, rdr: R) -> anyhow::Result<()> {
         self.ctx.diag.set_source(name);
+        let reader = Reader::spawn(rdr, self.max_line)?;
         loop {
-            match reader.fill() {
-                Ok(true) => {}
-                Ok(false) => break,
-                Err(e) => {
-                    if let Some(too_long) =
-                        e.get_ref().and_then(|e| e.downcast_ref::<LineTooLong>())
-                    {
-                        return Err(BadInput(format!("{name}: {too_long}")).into());
+            let batch = match reader.poll() {
+                Ok(Next::Batch(batch)) => batch,
+                Ok(Next::NotYet) => {
+                    // Nothing complete is waiting: the next line may be a while coming.
+                    self.ctx.out.flush()?;
+                    match reader.wait() {
+                        Ok(Some(batch)) => batch,
+                        Ok(None) => break,
+                        Err(e) => return Err(read_error(name, e)),
                     }
-                    return Err(e).with_context(|| format!("reading {name}"));
                 }
-            }
-            while let Some(line) = reader.next_line() {
-                self.ctx.diag.set_line(line.number);
-                self.line(&line)?;
+                Ok(Next::End) => break,
+                Err(e) => return Err(read_error(name, e)),
+            };
+            for info in &batch.lines {
+                self.ctx.diag.set_line(info.number);
+                self.line(&batch.line(info), &info.peeked)?;
                 self.ctx.out.event_done()?;
             }
-            self.ctx.out.flush()?;
+            reader.recycle(batch);
         }
+        self.ctx.out.flush()?;
         self.end_open_run()
     }
 
@@ -92,22 +97,20 @@ impl<V: View> Dispatcher<V> {
         Ok(self.view.exit_status(&self.sessions))
     }
 
-    fn line(&mut self, line: &Line<'_>) -> anyhow::Result<()> {
+    fn line(&mut self, line: &Line<'_>, peeked: &Peeked) -> anyhow::Result<()> {
         let bytes = line.bytes;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return self.view.blank_line(line.raw, &mut self.ctx);
-        }
-        let head = match event::peek(bytes) {
-            Ok(head) => head,
-            Err(bad) => {
-                if !self.view.bad_line(&bad, line, &mut self.ctx)? {
-                    self.report_bad_line(&bad, bytes, line.unterminated)?;
+        let head = match peeked {
+            Peeked::Event(head) => head,
+            Peeked::Blank => return self.view.blank_line(line.raw, &mut self.ctx),
+            Peeked::Bad(bad) => {
+                if !self.view.bad_line(bad, line, &mut self.ctx)? {
+                    self.report_bad_line(bad, bytes, line.unterminated)?;
                 }
                 return Ok(());
             }
         };
         match head.kind {
-            EventKind::System => self.system(&head, bytes)?,
+            EventKind::System => self.system(head, bytes)?,
             kind if (kind.opens_session() || kind == EventKind::Result)
                 && !self.sessions.is_open() =>
             {
@@ -119,7 +122,7 @@ impl<V: View> Dispatcher<V> {
             let ev = Event {
                 line: bytes,
                 raw: line.raw,
-                head: &head,
+                head,
             };
             self.view.event(&ev, &mut self.ctx)?;
         }
@@ -152,7 +155,7 @@ impl<V: View> Dispatcher<V> {
         Ok(())
     }
 
-    fn system(&mut self, head: &Head<'_>, line: &[u8]) -> anyhow::Result<()> {
+    fn system(&mut self, head: &Head, line: &[u8]) -> anyhow::Result<()> {
         let is_init = match &head.subtype {
             Subtype::Known(sub) => sub.as_deref() == Some("init"),
             Subtype::NotPeeked => true,
@@ -238,4 +241,13 @@ impl<V: View> Dispatcher<V> {
         self.view
             .session_end(&SessionEnd { outcome, result }, &mut self.ctx)
     }
+}
+
+/// A read error as the user should see it: `--max-line` is bad input (status 4), the rest
+/// is an input error (status 2).
+fn read_error(name: &str, e: std::io::Error) -> anyhow::Error {
+    if let Some(too_long) = e.get_ref().and_then(|e| e.downcast_ref::<LineTooLong>()) {
+        return BadInput(format!("{name}: {too_long}")).into();
+    }
+    anyhow::Error::new(e).context(format!("reading {name}"))
 }

@@ -115,18 +115,19 @@ impl KindSet {
     }
 }
 
-/// What [`peek`] learned about a line.
+/// What [`peek`] learned about a line. It owns its names (the usual ones are static, so
+/// nothing is allocated) and can be handed from the reading thread to the views.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Head<'a> {
+pub struct Head {
     pub kind: EventKind,
-    pub type_name: Cow<'a, str>,
-    pub subtype: Subtype<'a>,
+    pub type_name: Cow<'static, str>,
+    pub subtype: Subtype,
 }
 
 /// The `subtype`, if the peek could see it without a parse.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Subtype<'a> {
-    Known(Option<Cow<'a, str>>),
+pub enum Subtype {
+    Known(Option<Cow<'static, str>>),
     /// Not right after `type`: it may be elsewhere in the line. [`parse_head`] knows.
     NotPeeked,
 }
@@ -159,7 +160,7 @@ const TYPE_PREFIX: &[u8] = b"{\"type\":\"";
 const SUBTYPE_KEY: &[u8] = b",\"subtype\":\"";
 
 /// Reads the event type of a line, cheaply when the line has the usual shape.
-pub fn peek(line: &[u8]) -> Result<Head<'_>, BadLine> {
+pub fn peek(line: &[u8]) -> Result<Head, BadLine> {
     if let Some(head) = fast_paths()
         .then(|| fast_peek(line).or_else(|| scan_head(line)))
         .flatten()
@@ -183,7 +184,7 @@ pub fn fast_paths() -> bool {
 /// Gives up (`None`, and the caller parses the line in full) on anything it does not
 /// understand: escapes in a key or in the two values, a repeated key, a value that is not
 /// a string, a line that does not end the object.
-fn scan_head(line: &[u8]) -> Option<Head<'_>> {
+fn scan_head(line: &[u8]) -> Option<Head> {
     let mut at = skip_ws(line, 0);
     if line.get(at) != Some(&b'{') {
         return None;
@@ -233,12 +234,12 @@ fn scan_head(line: &[u8]) -> Option<Head<'_>> {
     }
     let type_name = known(type_name?, TYPE_NAMES)?;
     let subtype = match subtype {
-        Some(s) => Some(Cow::Borrowed(known(s, SUBTYPE_NAMES)?)),
+        Some(s) => Some(known(s, SUBTYPE_NAMES)?),
         None => None,
     };
     Some(Head {
-        kind: EventKind::from_name(type_name),
-        type_name: Cow::Borrowed(type_name),
+        kind: EventKind::from_name(&type_name),
+        type_name,
         subtype: Subtype::Known(subtype),
     })
 }
@@ -299,7 +300,7 @@ fn skip_value(line: &[u8], at: usize) -> Option<usize> {
 ///
 /// Gives up (returns `None`) on anything unusual, since the fallback is always correct:
 /// an escape in a value, a line that does not end in `}`.
-fn fast_peek(line: &[u8]) -> Option<Head<'_>> {
+fn fast_peek(line: &[u8]) -> Option<Head> {
     let rest = line.strip_prefix(TYPE_PREFIX)?;
     if line.last() != Some(&b'}') {
         return None;
@@ -313,15 +314,15 @@ fn fast_peek(line: &[u8]) -> Option<Head<'_>> {
                 if !matches!(after.first(), Some(b',' | b'}')) {
                     return None;
                 }
-                Subtype::Known(Some(Cow::Borrowed(sub)))
+                Subtype::Known(Some(sub))
             }
             None => Subtype::NotPeeked,
         },
         _ => return None,
     };
     Some(Head {
-        kind: EventKind::from_name(type_name),
-        type_name: Cow::Borrowed(type_name),
+        kind: EventKind::from_name(&type_name),
+        type_name,
         subtype,
     })
 }
@@ -355,25 +356,36 @@ const SUBTYPE_NAMES: &[&str] = &[
 /// A string value whose opening quote is consumed, and what follows its closing quote.
 /// The usual names are recognised by comparison (cheaper, on such short strings, than
 /// finding the quote and checking UTF-8); others must hold no escape.
-fn name_value<'a>(s: &'a [u8], names: &[&'static str]) -> Option<(&'a str, &'a [u8])> {
+fn name_value<'a>(s: &'a [u8], names: &[&'static str]) -> Option<(Cow<'static, str>, &'a [u8])> {
     for name in names {
         if let Some(rest) = s
             .strip_prefix(name.as_bytes())
             .and_then(|rest| rest.strip_prefix(b"\""))
         {
-            return Some((name, rest));
+            return Some((Cow::Borrowed(name), rest));
         }
     }
     let (value, rest) = plain_bytes(s)?;
-    Some((std::str::from_utf8(value).ok()?, rest))
+    Some((
+        Cow::Owned(std::str::from_utf8(value).ok()?.to_owned()),
+        rest,
+    ))
 }
 
-/// The name as a `&str`: one of `names` by comparison, else checked as UTF-8 (the common
-/// names skip the check, which costs more than the comparison on such short strings).
-fn known<'a>(bytes: &'a [u8], names: &[&'static str]) -> Option<&'a str> {
+/// The name: one of `names` (static, found by comparison, which costs less than checking
+/// UTF-8 on such short strings), else a copy checked as UTF-8.
+fn known(bytes: &[u8], names: &[&'static str]) -> Option<Cow<'static, str>> {
     match names.iter().find(|n| n.as_bytes() == bytes) {
-        Some(name) => Some(name),
-        None => std::str::from_utf8(bytes).ok(),
+        Some(name) => Some(Cow::Borrowed(name)),
+        None => Some(Cow::Owned(std::str::from_utf8(bytes).ok()?.to_owned())),
+    }
+}
+
+/// A name read by serde, made static when it is one of `names`.
+fn owned_name(name: Cow<'_, str>, names: &[&'static str]) -> Cow<'static, str> {
+    match names.iter().find(|n| **n == name) {
+        Some(name) => Cow::Borrowed(name),
+        None => Cow::Owned(name.into_owned()),
     }
 }
 
@@ -396,7 +408,7 @@ struct HeadFields<'a> {
 
 /// The correct, slower way to read `type` and `subtype`: a real parse of the line that
 /// skips every other field.
-pub fn parse_head(line: &[u8]) -> Result<Head<'_>, BadLine> {
+pub fn parse_head(line: &[u8]) -> Result<Head, BadLine> {
     if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         // serde's derived structs also accept arrays, so tell non-objects apart first.
         return Err(match serde_json::from_slice::<IgnoredAny>(line) {
@@ -411,11 +423,11 @@ pub fn parse_head(line: &[u8]) -> Result<Head<'_>, BadLine> {
         }
         Err(e) => return Err(BadLine::NotJson(e.to_string())),
     };
-    let type_name = fields.type_name.ok_or(BadLine::NoType)?;
+    let type_name = owned_name(fields.type_name.ok_or(BadLine::NoType)?, TYPE_NAMES);
     Ok(Head {
         kind: EventKind::from_name(&type_name),
         type_name,
-        subtype: Subtype::Known(fields.subtype),
+        subtype: Subtype::Known(fields.subtype.map(|s| owned_name(s, SUBTYPE_NAMES))),
     })
 }
 
@@ -908,7 +920,7 @@ mod tests {
         (head.kind, sub)
     }
 
-    impl Subtype<'_> {
+    impl Subtype {
         fn known(&self) -> Option<&str> {
             match self {
                 Subtype::Known(s) => s.as_deref(),

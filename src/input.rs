@@ -2,14 +2,16 @@
 
 use std::fs::File;
 use std::io::{self, Read, Write};
+use std::sync::Arc;
 
 use crate::cli::Input;
 
-pub fn open(input: &Input) -> io::Result<Box<dyn Read>> {
+/// An input, ready to be read on the reading thread.
+pub fn open(input: &Input) -> io::Result<Box<dyn Read + Send>> {
     match input {
         Input::Stdin => {
             enlarge_stdin_pipe();
-            Ok(Box::new(io::stdin().lock()))
+            Ok(Box::new(io::stdin()))
         }
         Input::Path(path) => {
             let file = File::open(path)?;
@@ -41,22 +43,24 @@ fn enlarge_stdin_pipe() {}
 /// Copies every byte read to a file, before the views see it: a user watching `text`
 /// keeps the whole log. Unbuffered, so the copy is complete up to the last read even if
 /// the program is killed; that is one write per read, not per line.
-pub struct Tee<'f, R> {
+pub struct Tee<R> {
     inner: R,
-    copy: Option<&'f mut File>,
+    /// Shared by the inputs read one after the other, each on its reading thread.
+    copy: Option<Arc<File>>,
 }
 
-impl<'f, R: Read> Tee<'f, R> {
-    pub fn new(inner: R, copy: Option<&'f mut File>) -> Self {
+impl<R: Read> Tee<R> {
+    pub fn new(inner: R, copy: Option<Arc<File>>) -> Self {
         Tee { inner, copy }
     }
 }
 
-impl<R: Read> Read for Tee<'_, R> {
+impl<R: Read> Read for Tee<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        if let Some(copy) = self.copy.as_deref_mut() {
-            copy.write_all(&buf[..n])
+        if let Some(copy) = &self.copy {
+            (&**copy)
+                .write_all(&buf[..n])
                 .map_err(|e| io::Error::new(e.kind(), format!("writing the --tee copy: {e}")))?;
         }
         Ok(n)
@@ -71,8 +75,8 @@ mod tests {
     fn tee_copies_what_is_read() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("copy.ndjson");
-        let mut file = File::create(&path).unwrap();
-        let mut tee = Tee::new(&b"line one\nline two"[..], Some(&mut file));
+        let file = Arc::new(File::create(&path).unwrap());
+        let mut tee = Tee::new(&b"line one\nline two"[..], Some(file));
         let mut got = Vec::new();
         tee.read_to_end(&mut got).unwrap();
         assert_eq!(got, b"line one\nline two");

@@ -17,12 +17,14 @@ pub mod lenient;
 pub mod line_buffer;
 pub mod output;
 pub mod path;
+pub mod reader;
 pub mod session;
 pub mod tool_call;
 pub mod view;
 
 use std::fs::File;
 use std::io;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 
@@ -63,11 +65,10 @@ fn drive<V: View>(view: V, config: &Config) -> anyhow::Result<ExitStatus> {
         },
     );
     let ctx = Ctx::new(out, Diag::new(config.strict, config.quiet));
-    let mut tee = match &config.tee {
-        Some(path) => Some(
-            File::create(path)
-                .with_context(|| format!("cannot create the --tee file {}", path.display()))?,
-        ),
+    let tee = match &config.tee {
+        Some(path) => Some(Arc::new(File::create(path).with_context(|| {
+            format!("cannot create the --tee file {}", path.display())
+        })?)),
         None => None,
     };
     let mut dispatcher = Dispatcher::new(view, ctx, config.max_line);
@@ -75,7 +76,7 @@ fn drive<V: View>(view: V, config: &Config) -> anyhow::Result<ExitStatus> {
     for input in &config.inputs {
         let name = input.name();
         match input::open(input) {
-            Ok(rdr) => dispatcher.feed(&name, input::Tee::new(rdr, tee.as_mut()))?,
+            Ok(rdr) => dispatcher.feed(&name, input::Tee::new(rdr, tee.clone()))?,
             Err(e) => {
                 let ctx = dispatcher.ctx();
                 ctx.out.begin_err_block();

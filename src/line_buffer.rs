@@ -32,6 +32,10 @@ pub struct Line<'a> {
     /// The line exactly as read, terminator (and byte order mark) included: what a
     /// pass-through view writes.
     pub raw: &'a [u8],
+    /// Where `raw` and `bytes` start in the reader's buffer, for a consumer that keeps the
+    /// buffer after [`LineReader::hand_over`].
+    pub raw_start: usize,
+    pub bytes_start: usize,
     /// 1-based line number within the current input.
     pub number: u64,
     /// The input ended without a `\n` after this line (a killed producer leaves one).
@@ -173,9 +177,27 @@ impl<R: Read> LineReader<R> {
         Some(Line {
             bytes: &self.buf[content..end],
             raw: &self.buf[start..next],
+            raw_start: start,
+            bytes_start: content,
             number: self.line_no,
             unterminated,
         })
+    }
+
+    /// Gives away the buffer holding the lines handed out so far (at the offsets their
+    /// [`Line`]s gave) and goes on in `spare`, to which only the unfinished line is moved.
+    /// This lets another thread work on the lines while the next read fills `spare`.
+    pub fn hand_over(&mut self, mut spare: Vec<u8>) -> Vec<u8> {
+        let tail = self.end - self.pos;
+        let size = self.buf.len().max(tail + MIN_READ);
+        if spare.len() < size {
+            spare.resize(size, 0);
+        }
+        spare[..tail].copy_from_slice(&self.buf[self.pos..self.end]);
+        let old = std::mem::replace(&mut self.buf, spare);
+        self.pos = 0;
+        self.end = tail;
+        old
     }
 
     /// Records (for `fill` to report) that the line at `pos` is over the limit.
@@ -324,6 +346,38 @@ mod tests {
                     raw.extend_from_slice(l.raw);
                 }
             }
+            assert_eq!(raw, data, "reads of {size}");
+        }
+    }
+
+    #[test]
+    fn handed_over_buffers_keep_their_lines() {
+        let data = b"\xEF\xBB\xBFfirst\r\nsecond\nthird line is longer\nlast";
+        for size in 1..data.len() {
+            let rdr = Chunked {
+                data,
+                sizes: vec![size],
+                i: 0,
+            };
+            let mut lr = LineReader::with_capacity(rdr, 8);
+            let mut got = Vec::new();
+            while lr.fill().unwrap() {
+                let mut spans = Vec::new();
+                while let Some(l) = lr.next_line() {
+                    let bytes = l.bytes_start..l.bytes_start + l.bytes.len();
+                    spans.push((bytes, l.raw_start..l.raw_start + l.raw.len()));
+                }
+                let buf = lr.hand_over(Vec::new());
+                for (bytes, raw) in spans {
+                    got.push((buf[bytes].to_vec(), buf[raw].to_vec()));
+                }
+            }
+            let bytes: Vec<&[u8]> = got.iter().map(|(b, _)| b.as_slice()).collect();
+            assert_eq!(
+                bytes,
+                [&b"first"[..], b"second", b"third line is longer", b"last"]
+            );
+            let raw: Vec<u8> = got.iter().flat_map(|(_, r)| r.clone()).collect();
             assert_eq!(raw, data, "reads of {size}");
         }
     }

@@ -54,7 +54,7 @@ pub struct Event<'a> {
     pub line: &'a [u8],
     /// The line exactly as read, terminator included.
     pub raw: &'a [u8],
-    pub head: &'a Head<'a>,
+    pub head: &'a Head,
 }
 
 impl Event<'_> {

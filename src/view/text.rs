@@ -151,7 +151,8 @@ mod tests {
         let (out, stdout, stderr) = capture(OutputMode::default());
         let ctx = Ctx::new(out, Diag::new(false, false));
         let mut d = Dispatcher::new(TextView::new(opts), ctx, None);
-        d.feed("test", input.as_bytes()).unwrap();
+        d.feed("test", std::io::Cursor::new(input.as_bytes().to_vec()))
+            .unwrap();
         let status = d.finish().unwrap();
         (stdout.text(), stderr.text(), status)
     }

@@ -1,0 +1,213 @@
+//! The reading thread: reads, splits and peeks lines while the views work on earlier ones.
+//!
+//! The machine has two cores and the work splits in two about evenly: the read (a copy
+//! out of the kernel), finding the newlines and peeking each line's type on one side; the
+//! views' parsing and writing on the other. The thread hands over whole buffers — the
+//! lines are not copied — with each line's place and its peeked type, and the dispatcher
+//! gives the buffers back to be refilled. At most `IN_FLIGHT` batches wait, so memory stays
+//! bounded by a few buffers (and the longest line).
+//!
+//! A batch is sent as soon as a read has produced a complete line, so a live producer's
+//! delta reaches the views at once; the dispatcher flushes its output when no batch is
+//! waiting, just before it blocks.
+
+use std::io::{self, Read};
+use std::ops::Range;
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender, TryRecvError};
+
+use crate::event::{self, BadLine, Head};
+use crate::line_buffer::{Line, LineReader};
+
+/// Batches read ahead of the views.
+const IN_FLIGHT: usize = 4;
+
+/// The lines of one or more reads, in the buffer that holds them.
+pub struct Batch {
+    data: Vec<u8>,
+    pub lines: Vec<LineInfo>,
+}
+
+/// Where a line is in its batch, and what its peek found.
+pub struct LineInfo {
+    raw: Range<usize>,
+    bytes: Range<usize>,
+    pub number: u64,
+    pub unterminated: bool,
+    pub peeked: Peeked,
+}
+
+pub enum Peeked {
+    /// Only whitespace.
+    Blank,
+    Event(Head),
+    Bad(BadLine),
+}
+
+impl Batch {
+    pub fn line(&self, info: &LineInfo) -> Line<'_> {
+        Line {
+            bytes: &self.data[info.bytes.clone()],
+            raw: &self.data[info.raw.clone()],
+            raw_start: info.raw.start,
+            bytes_start: info.bytes.start,
+            number: info.number,
+            unterminated: info.unterminated,
+        }
+    }
+}
+
+/// What the dispatcher holds of the reading thread.
+pub struct Reader {
+    batches: Receiver<io::Result<Batch>>,
+    spares: Sender<Batch>,
+}
+
+/// The next batch, or why there is none.
+pub enum Next {
+    Batch(Batch),
+    /// None is ready; the next `wait` may block.
+    NotYet,
+    End,
+}
+
+impl Reader {
+    /// Starts reading `rdr` on its own thread. The thread ends at the end of the input, at
+    /// a read error (passed on), or when the `Reader` is dropped and it next sends.
+    pub fn spawn<R: Read + Send + 'static>(rdr: R, max_line: Option<usize>) -> io::Result<Reader> {
+        let (batch_tx, batches) = mpsc::sync_channel(IN_FLIGHT);
+        let (spares, spare_rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("cursor-stream reader".into())
+            .spawn(move || {
+                read_lines(LineReader::new(rdr).max_line(max_line), batch_tx, spare_rx)
+            })?;
+        Ok(Reader { batches, spares })
+    }
+
+    /// A batch if one is ready, without blocking.
+    pub fn poll(&self) -> io::Result<Next> {
+        match self.batches.try_recv() {
+            Ok(batch) => batch.map(Next::Batch),
+            Err(TryRecvError::Empty) => Ok(Next::NotYet),
+            Err(TryRecvError::Disconnected) => Ok(Next::End),
+        }
+    }
+
+    /// The next batch, waiting for it.
+    pub fn wait(&self) -> io::Result<Option<Batch>> {
+        match self.batches.recv() {
+            Ok(batch) => batch.map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Gives a batch's buffers back to be filled again.
+    pub fn recycle(&self, batch: Batch) {
+        let _ = self.spares.send(batch);
+    }
+}
+
+fn read_lines<R: Read>(
+    mut reader: LineReader<R>,
+    batches: SyncSender<io::Result<Batch>>,
+    spares: Receiver<Batch>,
+) {
+    let mut lines = Vec::new();
+    loop {
+        match reader.fill() {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(e) => {
+                let _ = batches.send(Err(e));
+                return;
+            }
+        }
+        while let Some(line) = reader.next_line() {
+            lines.push(LineInfo {
+                raw: line.raw_start..line.raw_start + line.raw.len(),
+                bytes: line.bytes_start..line.bytes_start + line.bytes.len(),
+                number: line.number,
+                unterminated: line.unterminated,
+                peeked: peek(line.bytes),
+            });
+        }
+        if lines.is_empty() {
+            continue;
+        }
+        let spare = spares.try_recv().unwrap_or(Batch {
+            data: Vec::new(),
+            lines: Vec::new(),
+        });
+        let mut spare_lines = spare.lines;
+        spare_lines.clear();
+        let batch = Batch {
+            data: reader.hand_over(spare.data),
+            lines: std::mem::replace(&mut lines, spare_lines),
+        };
+        if batches.send(Ok(batch)).is_err() {
+            return;
+        }
+    }
+}
+
+fn peek(bytes: &[u8]) -> Peeked {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Peeked::Blank;
+    }
+    match event::peek(bytes) {
+        Ok(head) => Peeked::Event(head),
+        Err(bad) => Peeked::Bad(bad),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::EventKind;
+
+    fn all_lines(input: &'static [u8]) -> Vec<(String, Option<EventKind>)> {
+        let reader = Reader::spawn(input, None).unwrap();
+        let mut out = Vec::new();
+        while let Some(batch) = reader.wait().unwrap() {
+            for info in &batch.lines {
+                let kind = match &info.peeked {
+                    Peeked::Event(head) => Some(head.kind),
+                    _ => None,
+                };
+                out.push((
+                    String::from_utf8_lossy(batch.line(info).bytes).into_owned(),
+                    kind,
+                ));
+            }
+            reader.recycle(batch);
+        }
+        out
+    }
+
+    #[test]
+    fn lines_arrive_in_order_with_their_peek() {
+        let got = all_lines(b"{\"type\":\"user\"}\n\nbanner\n{\"type\":\"result\"}");
+        assert_eq!(
+            got,
+            vec![
+                (r#"{"type":"user"}"#.to_string(), Some(EventKind::User)),
+                (String::new(), None),
+                ("banner".to_string(), None),
+                (r#"{"type":"result"}"#.to_string(), Some(EventKind::Result)),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_read_error_is_passed_on() {
+        struct Failing;
+        impl Read for Failing {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("disk on fire"))
+            }
+        }
+        let reader = Reader::spawn(Failing, None).unwrap();
+        let err = reader.wait().err().unwrap();
+        assert_eq!(err.to_string(), "disk on fire");
+    }
+}
