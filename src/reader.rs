@@ -4,8 +4,8 @@
 //! out of the kernel), finding the newlines and peeking each line's type on one side; the
 //! views' parsing and writing on the other. The thread hands over whole buffers — the
 //! lines are not copied — with each line's place and its peeked type, and the dispatcher
-//! gives the buffers back to be refilled. At most `IN_FLIGHT` batches wait, so memory stays
-//! bounded by a few buffers (and the longest line).
+//! gives the buffers back to be refilled. There are never more than `BUFFERS` buffers, so
+//! memory stays bounded by a few times the larger of a buffer and the longest line.
 //!
 //! A batch is sent as soon as a read has produced a complete line, so a live producer's
 //! delta reaches the views at once; the dispatcher flushes its output when no batch is
@@ -18,8 +18,11 @@ use std::sync::mpsc::{self, Receiver, Sender, SyncSender, TryRecvError};
 use crate::event::{self, BadLine, Head};
 use crate::line_buffer::{Line, LineReader};
 
-/// Batches read ahead of the views.
-const IN_FLIGHT: usize = 4;
+/// Buffers in circulation: one being read into, one waiting, one with the views.
+const BUFFERS: usize = 3;
+
+/// A buffer larger than this (it grew to hold a long line) is not reused.
+const SPARE_LIMIT: usize = 2 * crate::line_buffer::DEFAULT_CAPACITY;
 
 /// The lines of one or more reads, in the buffer that holds them.
 pub struct Batch {
@@ -74,7 +77,7 @@ impl Reader {
     /// Starts reading `rdr` on its own thread. The thread ends at the end of the input, at
     /// a read error (passed on), or when the `Reader` is dropped and it next sends.
     pub fn spawn<R: Read + Send + 'static>(rdr: R, max_line: Option<usize>) -> io::Result<Reader> {
-        let (batch_tx, batches) = mpsc::sync_channel(IN_FLIGHT);
+        let (batch_tx, batches) = mpsc::sync_channel(BUFFERS);
         let (spares, spare_rx) = mpsc::channel();
         std::thread::Builder::new()
             .name("cursor-stream reader".into())
@@ -113,6 +116,7 @@ fn read_lines<R: Read>(
     spares: Receiver<Batch>,
 ) {
     let mut lines = Vec::new();
+    let mut allocated = 1;
     loop {
         match reader.fill() {
             Ok(true) => {}
@@ -134,10 +138,23 @@ fn read_lines<R: Read>(
         if lines.is_empty() {
             continue;
         }
-        let spare = spares.try_recv().unwrap_or(Batch {
-            data: Vec::new(),
-            lines: Vec::new(),
-        });
+        let spare = match spares.try_recv() {
+            Ok(spare) => Some(spare),
+            Err(_) if allocated < BUFFERS => {
+                allocated += 1;
+                Some(Batch {
+                    data: Vec::new(),
+                    lines: Vec::new(),
+                })
+            }
+            // Read ahead enough: wait for the views to give a buffer back.
+            Err(_) => spares.recv().ok(),
+        };
+        let Some(mut spare) = spare else { return };
+        if spare.data.len() > SPARE_LIMIT {
+            // Grown for a long line: let it go rather than keep it in circulation.
+            spare.data = Vec::new();
+        }
         let mut spare_lines = spare.lines;
         spare_lines.clear();
         let batch = Batch {
