@@ -52,7 +52,13 @@ pub struct Answer {
     scratch: Vec<u8>,
     added_len: u64,
     added_crc: crc32fast::Hasher,
+    /// Added text not yet in `added_crc`: hashing a few KiB at once costs far less than
+    /// hashing each delta of a few bytes.
+    unhashed: Vec<u8>,
 }
+
+/// How much added text is gathered before it is hashed.
+const HASH_BATCH: usize = 16 * 1024;
 
 impl Default for Answer {
     fn default() -> Self {
@@ -63,6 +69,7 @@ impl Default for Answer {
             scratch: Vec::new(),
             added_len: 0,
             added_crc: crc32fast::Hasher::new(),
+            unhashed: Vec::new(),
         }
     }
 }
@@ -79,7 +86,11 @@ impl Answer {
         };
         let new = &self.scratch[new..];
         self.added_len += new.len() as u64;
-        self.added_crc.update(new);
+        self.unhashed.extend_from_slice(new);
+        if self.unhashed.len() >= HASH_BATCH {
+            self.added_crc.update(&self.unhashed);
+            self.unhashed.clear();
+        }
         Ok(new)
     }
 
@@ -99,8 +110,9 @@ impl Answer {
 
     /// Whether the answer added so far is `expected`, byte for byte (by length and CRC).
     pub fn matches(&self, expected: &[u8]) -> bool {
-        self.added_len == expected.len() as u64
-            && self.added_crc.clone().finalize() == crc32fast::hash(expected)
+        let mut crc = self.added_crc.clone();
+        crc.update(&self.unhashed);
+        self.added_len == expected.len() as u64 && crc.finalize() == crc32fast::hash(expected)
     }
 
     /// A new run begins.
@@ -108,6 +120,7 @@ impl Answer {
         self.begin_segment(Segment::Fresh);
         self.added_len = 0;
         self.added_crc = crc32fast::Hasher::new();
+        self.unhashed.clear();
     }
 
     /// Returns where the new text starts in `scratch`.

@@ -454,35 +454,56 @@ pub fn read_assistant(line: &[u8], text: &mut Vec<u8>) -> Result<AssistantMeta, 
     parse_assistant(line, text)
 }
 
-/// The shape every real `assistant` line has, byte for byte up to the text:
+/// The layout every real `assistant` line has, byte for byte up to the text:
 const ASSISTANT_PREFIX: &[u8] =
     br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":""#;
 
-/// Reads `ASSISTANT_PREFIX<text>"}]},"session_id":"<id>"[,"model_call_id":"<id>"]
-/// [,"timestamp_ms":<digits>]}` without a parser, or gives up (`None`) on any other line.
+/// The same event with its keys sorted, as tools that re-serialize JSON through a sorted
+/// map write it.
+const SORTED_ASSISTANT_PREFIX: &[u8] = br#"{"message":{"content":[{"text":""#;
+
+/// Reads an `assistant` line laid out exactly as the CLI writes it, or with its keys
+/// sorted, without a parser; gives up (`None`) on any other line:
 ///
-/// What it accepts is exactly that shape, every string checked as a JSON string would be
-/// (no raw control characters, valid UTF-8, escapes decoded by serde_json), so it agrees
-/// with [`parse_assistant`] on every line it takes.
+/// ```text
+/// {"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"<text>"}]},
+///  "session_id":"<id>"[,"model_call_id":"<id>"][,"timestamp_ms":<digits>]}
+/// {"message":{"content":[{"text":"<text>","type":"text"}],"role":"assistant"},
+///  ["model_call_id":"<id>",]"session_id":"<id>"[,"timestamp_ms":<digits>],"type":"assistant"}
+/// ```
+///
+/// What it accepts is exactly these shapes, every string checked as a JSON string would be
+/// (no raw control characters, valid UTF-8, escapes decoded as serde_json does), so it
+/// agrees with [`parse_assistant`] on every line it takes.
 fn fast_assistant(line: &[u8], text: &mut Vec<u8>) -> Option<AssistantMeta> {
-    let rest = line.strip_prefix(ASSISTANT_PREFIX)?;
-    let (body, escaped, rest) = string_body(rest)?;
-    let rest = rest.strip_prefix(br#"}]},"session_id":""#)?;
-    let (_, mut rest) = plain_value(rest)?;
+    let (prefix, sorted) = if line.starts_with(ASSISTANT_PREFIX) {
+        (ASSISTANT_PREFIX.len(), false)
+    } else if line.starts_with(SORTED_ASSISTANT_PREFIX) {
+        (SORTED_ASSISTANT_PREFIX.len(), true)
+    } else {
+        return None;
+    };
+    let (body, escaped, rest) = string_body(&line[prefix..])?;
     let mut meta = AssistantMeta::default();
-    if let Some(after) = rest.strip_prefix(br#","model_call_id":""#) {
-        rest = plain_value(after)?.1;
-        meta.has_model_call_id = true;
-    }
-    if let Some(after) = rest.strip_prefix(br#","timestamp_ms":"#) {
-        let digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
-        if digits == 0 {
-            return None;
+    let rest = if sorted {
+        let mut rest = rest.strip_prefix(br#","type":"text"}],"role":"assistant"},""#)?;
+        if let Some(after) = rest.strip_prefix(br#"model_call_id":""#) {
+            rest = plain_value(after)?.1.strip_prefix(br#",""#)?;
+            meta.has_model_call_id = true;
         }
-        rest = &after[digits..];
-        meta.has_timestamp = true;
-    }
-    if rest != b"}" {
+        let rest = rest.strip_prefix(br#"session_id":""#)?;
+        let rest = timestamp(plain_value(rest)?.1, &mut meta)?;
+        rest.strip_prefix(br#","type":"assistant"}"#)?
+    } else {
+        let rest = rest.strip_prefix(br#"}]},"session_id":""#)?;
+        let mut rest = plain_value(rest)?.1;
+        if let Some(after) = rest.strip_prefix(br#","model_call_id":""#) {
+            rest = plain_value(after)?.1;
+            meta.has_model_call_id = true;
+        }
+        timestamp(rest, &mut meta)?.strip_prefix(b"}")?
+    };
+    if !rest.is_empty() {
         return None;
     }
     if !escaped {
@@ -492,11 +513,24 @@ fn fast_assistant(line: &[u8], text: &mut Vec<u8>) -> Option<AssistantMeta> {
         text.extend_from_slice(body);
     } else if append_escaped(body, text).is_none() {
         // `\u` escapes (or an invalid string): serde_json decodes the token with its quotes.
-        let token = &line[ASSISTANT_PREFIX.len() - 1..ASSISTANT_PREFIX.len() + body.len() + 1];
+        let token = &line[prefix - 1..prefix + body.len() + 1];
         let mut de = serde_json::Deserializer::from_slice(token);
         AppendStr { text }.deserialize(&mut de).ok()?;
     }
     Some(meta)
+}
+
+/// An optional `,"timestamp_ms":<digits>`.
+fn timestamp<'a>(rest: &'a [u8], meta: &mut AssistantMeta) -> Option<&'a [u8]> {
+    let Some(after) = rest.strip_prefix(br#","timestamp_ms":"#) else {
+        return Some(rest);
+    };
+    let digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    meta.has_timestamp = true;
+    Some(&after[digits..])
 }
 
 /// Appends a string body with the one-letter escapes decoded. `None` (and nothing
@@ -1047,6 +1081,9 @@ mod tests {
             r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"ünïcødé — 日本"}]},"session_id":"s"}"#,
             r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a\\b\/c\td\r\n\b\f\"é\"\n"}]},"session_id":"s"}"#,
             r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"\\"}]},"session_id":"s"}"#,
+            r#"{"message":{"content":[{"text":"sorted \n","type":"text"}],"role":"assistant"},"session_id":"s","timestamp_ms":3,"type":"assistant"}"#,
+            r#"{"message":{"content":[{"text":"x","type":"text"}],"role":"assistant"},"model_call_id":"m","session_id":"s","timestamp_ms":3,"type":"assistant"}"#,
+            r#"{"message":{"content":[{"text":"y","type":"text"}],"role":"assistant"},"session_id":"s","type":"assistant"}"#,
         ];
         for line in lines {
             let (mut fast, mut slow) = (Vec::new(), Vec::new());
@@ -1067,6 +1104,8 @@ mod tests {
             b"{\"type\":\"assistant\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"bad \xff\"}]},\"session_id\":\"s\"}",
             br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"bad \x"}]},"session_id":"s"}"#,
             br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"cut"#,
+            br#"{"message":{"content":[{"text":"x","type":"text"}],"role":"assistant"},"session_id":"s","type":"assistant","extra":1}"#,
+            br#"{"message":{"content":[{"text":"x","type":"text"}],"role":"assistant"},"session_id":"s","timestamp_ms":3}"#,
         ];
         for line in lines {
             assert!(
