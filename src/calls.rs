@@ -28,6 +28,9 @@ pub struct Completion<A> {
 
 pub struct CallTracker<A> {
     in_flight: HashMap<String, Started<A>>,
+    /// Calls started without a `call_id`: no completion can find them, so they are
+    /// pending when the run ends.
+    anonymous: Vec<Started<A>>,
     completed: HashSet<u64>,
     hasher: RandomState,
     next_seq: u64,
@@ -37,6 +40,7 @@ impl<A> Default for CallTracker<A> {
     fn default() -> Self {
         CallTracker {
             in_flight: HashMap::new(),
+            anonymous: Vec::new(),
             completed: HashSet::new(),
             hasher: RandomState::new(),
             next_seq: 0,
@@ -60,11 +64,14 @@ impl<A> CallTracker<A> {
             args,
             started_at_ms,
         };
-        if let Some(id) = call_id {
-            if self.in_flight.contains_key(id) || self.completed.contains(&self.hash(id)) {
-                return None;
+        match call_id {
+            Some(id) => {
+                if self.in_flight.contains_key(id) || self.completed.contains(&self.hash(id)) {
+                    return None;
+                }
+                self.in_flight.insert(id.to_owned(), started);
             }
-            self.in_flight.insert(id.to_owned(), started);
+            None => self.anonymous.push(started),
         }
         self.next_seq += 1;
         Some(seq)
@@ -88,9 +95,11 @@ impl<A> CallTracker<A> {
         }
     }
 
-    /// The run ended: the calls still in flight, in start order, and a clean slate.
+    /// The run ended: the calls still in flight, in start order (those without an id
+    /// with an empty one), and a clean slate.
     pub fn end_run(&mut self) -> Vec<(String, Started<A>)> {
         let mut pending: Vec<_> = self.in_flight.drain().collect();
+        pending.extend(self.anonymous.drain(..).map(|s| (String::new(), s)));
         pending.sort_by_key(|(_, s)| s.seq);
         self.completed.clear();
         self.next_seq = 0;
@@ -98,7 +107,7 @@ impl<A> CallTracker<A> {
     }
 
     pub fn in_flight(&self) -> usize {
-        self.in_flight.len()
+        self.in_flight.len() + self.anonymous.len()
     }
 
     fn unstarted(&mut self) -> Completion<A> {
@@ -144,6 +153,16 @@ mod tests {
         assert!(c.started.is_none());
         assert!(t.complete(Some("task")).is_none(), "counted once");
         assert!(t.start(Some("task"), "task", None, None).is_none());
+    }
+
+    #[test]
+    fn a_call_without_id_is_pending_at_the_end() {
+        let mut t = CallTracker::<()>::default();
+        assert_eq!(t.start(None, "shell", None, None), Some(0));
+        assert_eq!(t.complete(None).unwrap().seq, 1, "a completion of its own");
+        let pending = t.end_run();
+        assert_eq!(pending.len(), 1);
+        assert_eq!((pending[0].0.as_str(), pending[0].1.seq), ("", 0));
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub struct Dispatcher<V> {
     sessions: Sessions,
     ctx: Ctx,
     max_line: Option<usize>,
+    buffer_size: usize,
     reports_runs: bool,
 }
 
@@ -29,11 +30,20 @@ impl<V: View> Dispatcher<V> {
         Dispatcher {
             interest: view.interest(),
             reports_runs: view.reports_runs(),
+            buffer_size: crate::line_buffer::DEFAULT_CAPACITY,
             view,
             sessions: Sessions::default(),
             ctx,
             max_line,
         }
+    }
+
+    /// Reads with buffers of this size instead of the usual 1 MiB (they still grow for a
+    /// longer line). Small buffers exercise the splitter harder; tests and the fuzz
+    /// target use them.
+    pub fn buffer_size(mut self, size: usize) -> Self {
+        self.buffer_size = size.max(1);
+        self
     }
 
     pub fn ctx(&mut self) -> &mut Ctx {
@@ -47,7 +57,7 @@ impl<V: View> Dispatcher<V> {
     /// the lines go to the view in order.
     pub fn feed<R: Read + Send + 'static>(&mut self, name: &str, rdr: R) -> anyhow::Result<()> {
         self.ctx.diag.set_source(name);
-        let reader = Reader::spawn(rdr, self.max_line)?;
+        let mut reader = Reader::spawn(rdr, self.buffer_size, self.max_line)?;
         loop {
             let batch = match reader.poll() {
                 Ok(Next::Batch(batch)) => batch,

@@ -38,6 +38,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 
 use crate::lenient::Num;
 
@@ -580,7 +581,8 @@ fn string_body(s: &[u8]) -> Option<(&[u8], bool, &[u8])> {
     let mut i = 0;
     let mut escaped = false;
     loop {
-        i += memchr::memchr2(b'"', b'\\', &s[i..])?;
+        // `get`: an escape may be the last byte of a cut line.
+        i += memchr::memchr2(b'"', b'\\', s.get(i..)?)?;
         if s[i] == b'\\' {
             escaped = true;
             i += 2;
@@ -889,10 +891,12 @@ pub struct ResultEvent<'a> {
     pub result: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub session_id: Option<Cow<'a, str>>,
-    #[serde(default)]
-    pub duration_ms: Num,
-    #[serde(default)]
-    pub usage: Option<Usage>,
+    /// Kept as raw text and read on demand, so that a number serde_json cannot hold
+    /// (`1e999`) costs the footer a figure, not the whole result.
+    #[serde(borrow, default)]
+    duration_ms: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
 }
 
 /// Token counts of a run (CLI builds from 2026.06 on). There is no cost field.
@@ -913,6 +917,16 @@ impl ResultEvent<'_> {
 
     pub fn text(&self) -> &str {
         self.result.as_deref().unwrap_or("")
+    }
+
+    pub fn duration_ms(&self) -> Option<u64> {
+        let ms: f64 = self.duration_ms?.get().parse().ok()?;
+        Num(Some(ms)).as_u64()
+    }
+
+    /// Token counts, when the CLI gave them (2026.06 on) in a readable shape.
+    pub fn usage(&self) -> Option<Usage> {
+        serde_json::from_str(self.usage?.get()).ok()
     }
 }
 
@@ -989,6 +1003,19 @@ mod tests {
                 (EventKind::Result, Some("success".to_string())),
                 "{line}"
             );
+        }
+    }
+
+    #[test]
+    fn a_line_cut_after_a_backslash_is_not_a_panic() {
+        for line in [
+            &br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a\"#[..],
+            br#"{"a":"\"#,
+            br#"{"type":"x","b":"\"#,
+        ] {
+            let _ = peek(line);
+            let _ = read_assistant(line, &mut Vec::new());
+            assert!(string_body(&line[line.len() - 1..]).is_none());
         }
     }
 

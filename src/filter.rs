@@ -135,7 +135,7 @@ fn peek_tool_kind(line: &[u8]) -> Option<&str> {
 fn skip_string_body(s: &[u8]) -> Option<&[u8]> {
     let mut i = 0;
     loop {
-        i += memchr::memchr2(b'"', b'\\', &s[i..])?;
+        i += memchr::memchr2(b'"', b'\\', s.get(i..)?)?;
         if s[i] == b'\\' {
             i += 2;
         } else {

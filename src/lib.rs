@@ -37,19 +37,86 @@ use view::{Ctx, View};
 
 /// Runs the configured view over the configured inputs.
 pub fn run(config: &Config) -> anyhow::Result<ExitStatus> {
-    match &config.view {
-        ViewChoice::Text(opts) => drive(view::text::TextView::new(opts.clone()), config),
-        ViewChoice::Result => drive(view::result::ResultView, config),
-        ViewChoice::Json => drive(view::json::JsonView, config),
-        ViewChoice::Tools(opts) => drive(view::tools::ToolsView::new(opts.clone()), config),
-        ViewChoice::Progress(opts) => {
-            drive(view::progress::ProgressView::new(opts.clone()), config)
-        }
-        ViewChoice::Events(opts) => drive(view::events::EventsView::new(opts.clone()), config),
-        ViewChoice::Get(opts) => drive(view::get::GetView::new(opts.clone()), config),
-        ViewChoice::Stats(opts) => drive(view::stats::StatsView::new(opts.clone()), config),
-        ViewChoice::Check(opts) => drive(view::check::CheckView::new(opts.clone()), config),
+    with_view(&config.view, Drive(config))
+}
+
+/// Something to do with a view: views are generic, so a choice made at run time becomes a
+/// type in [`with_view`], once.
+trait WithView {
+    type Out;
+    fn call<V: View>(self, view: V) -> Self::Out;
+}
+
+fn with_view<W: WithView>(choice: &ViewChoice, w: W) -> W::Out {
+    use view::*;
+    match choice {
+        ViewChoice::Text(opts) => w.call(text::TextView::new(opts.clone())),
+        ViewChoice::Result => w.call(result::ResultView),
+        ViewChoice::Json => w.call(json::JsonView),
+        ViewChoice::Tools(opts) => w.call(tools::ToolsView::new(opts.clone())),
+        ViewChoice::Progress(opts) => w.call(progress::ProgressView::new(opts.clone())),
+        ViewChoice::Events(opts) => w.call(events::EventsView::new(opts.clone())),
+        ViewChoice::Get(opts) => w.call(get::GetView::new(opts.clone())),
+        ViewChoice::Stats(opts) => w.call(stats::StatsView::new(opts.clone())),
+        ViewChoice::Check(opts) => w.call(check::CheckView::new(opts.clone())),
     }
+}
+
+struct Drive<'c>(&'c Config);
+
+impl WithView for Drive<'_> {
+    type Out = anyhow::Result<ExitStatus>;
+
+    fn call<V: View>(self, view: V) -> Self::Out {
+        drive(view, self.0)
+    }
+}
+
+/// [`run_captured`] reads with small buffers: they exercise the splitter's rolling and
+/// growth, and cost little to set up (the fuzz target runs many times a second).
+const CAPTURED_BUFFER: usize = 4096;
+
+/// What a view wrote when run by [`run_captured`].
+pub struct Captured {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// The exit status, or the error that ended the run.
+    pub status: anyhow::Result<ExitStatus>,
+}
+
+/// Runs a view over one input and keeps what it writes: for tests, the fuzz target and
+/// benchmarks, which drive the engine without a process of its own.
+pub fn run_captured<R: io::Read + Send + 'static>(
+    choice: &ViewChoice,
+    strict: bool,
+    input: R,
+) -> Captured {
+    struct Capturing<R> {
+        input: R,
+        strict: bool,
+    }
+    impl<R: io::Read + Send + 'static> WithView for Capturing<R> {
+        type Out = Captured;
+        fn call<V: View>(self, view: V) -> Captured {
+            let (stdout, stderr) = (output::Capture::default(), output::Capture::default());
+            let out = Output::new(
+                Box::new(stdout.clone()),
+                Box::new(stderr.clone()),
+                OutputMode::default(),
+            );
+            let ctx = Ctx::new(out, Diag::new(self.strict, false));
+            let mut dispatcher = Dispatcher::new(view, ctx, None).buffer_size(CAPTURED_BUFFER);
+            let status = dispatcher
+                .feed("input", self.input)
+                .and_then(|()| dispatcher.finish());
+            Captured {
+                stdout: stdout.take(),
+                stderr: stderr.take(),
+                status,
+            }
+        }
+    }
+    with_view(choice, Capturing { input, strict })
 }
 
 fn drive<V: View>(view: V, config: &Config) -> anyhow::Result<ExitStatus> {

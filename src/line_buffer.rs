@@ -24,7 +24,6 @@ use std::io::{self, Read};
 /// through a pipe from 1.6 to 2.4 GB/s, against 256 KiB. A handful of such buffers are in
 /// flight (see `reader`), far below the memory budget.
 pub const DEFAULT_CAPACITY: usize = 1024 * 1024;
-const MIN_READ: usize = 64 * 1024;
 
 /// One line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,6 +78,8 @@ pub struct LineReader<R> {
     /// Length of a byte order mark at `pos`, to leave out of the first line's `bytes`.
     bom: usize,
     max_line: Option<usize>,
+    /// The size the buffer started with, and that fresh buffers get.
+    capacity: usize,
     /// Set by `next_line` when the line at `pos` exceeds `max_line`; `fill` reports it.
     too_long: bool,
 }
@@ -92,6 +93,7 @@ impl<R: Read> LineReader<R> {
         LineReader {
             rdr,
             buf: vec![0; capacity.max(1)],
+            capacity: capacity.max(1),
             pos: 0,
             end: 0,
             scanned: 0,
@@ -192,7 +194,7 @@ impl<R: Read> LineReader<R> {
     pub fn hand_over(&mut self, mut spare: Vec<u8>) -> Vec<u8> {
         let tail = self.end - self.pos;
         // As large as the unfinished line needs, not as the buffer grew for a long line.
-        let size = DEFAULT_CAPACITY.max(tail + MIN_READ);
+        let size = self.capacity.max(tail + self.min_read());
         if spare.len() < size {
             spare.resize(size, 0);
         }
@@ -201,6 +203,12 @@ impl<R: Read> LineReader<R> {
         self.pos = 0;
         self.end = tail;
         old
+    }
+
+    /// The least free space given to a read: a quarter of the starting size, so that
+    /// reads stay large without the buffer having to grow.
+    fn min_read(&self) -> usize {
+        (self.capacity / 4).max(1)
     }
 
     /// Records (for `fill` to report) that the line at `pos` is over the limit.
@@ -217,7 +225,8 @@ impl<R: Read> LineReader<R> {
 
     /// Move the unfinished line to the front, and grow when it fills the whole buffer.
     fn make_room(&mut self) -> io::Result<()> {
-        if self.buf.len() - self.end >= MIN_READ {
+        let min_read = self.min_read();
+        if self.buf.len() - self.end >= min_read {
             return Ok(());
         }
         if self.pos > 0 {
@@ -226,8 +235,10 @@ impl<R: Read> LineReader<R> {
             self.pos = 0;
         }
         let free = self.buf.len() - self.end;
-        if free < MIN_READ || free < self.buf.len() / 4 {
-            let want = (self.buf.len() * 2).max(self.end + MIN_READ);
+        if free < min_read || free < self.buf.len() / 4 {
+            // Half again, not double: the buffer ends at most half a line larger than the
+            // longest line (a large reallocation moves no bytes: the pages are remapped).
+            let want = (self.buf.len() + self.buf.len() / 2).max(self.end + min_read);
             self.buf
                 .try_reserve_exact(want - self.buf.len())
                 .map_err(|_| {

@@ -9,9 +9,25 @@ use cursor_stream::session::ExitStatus;
 
 fn main() -> ExitCode {
     let config = Cli::parse().resolve();
-    match cursor_stream::run(&config) {
+    let code = match cursor_stream::run(&config) {
         Ok(status) => ExitCode::from(status.code()),
         Err(err) => exit_for(&err),
+    };
+    if std::env::var_os("CURSOR_STREAM_PEAK_MEMORY").is_some() {
+        report_peak_memory();
+    }
+    code
+}
+
+/// For the memory tests: the process's peak resident memory, on stderr (Linux only).
+fn report_peak_memory() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    if let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+        let kib = line
+            .trim_start_matches("VmHWM:")
+            .trim()
+            .trim_end_matches(" kB");
+        eprintln!("cursor-stream: peak memory: {kib} KiB");
     }
 }
 

@@ -7,6 +7,7 @@
 //! that a terminal showing both sees them in order.
 
 use std::io::{self, BufWriter, Write};
+use std::sync::{Arc, Mutex};
 
 use anstyle::Style;
 
@@ -177,36 +178,43 @@ impl Output {
     }
 }
 
+/// A writer that keeps what is written, readable by whoever holds a clone.
+#[derive(Clone, Default)]
+pub struct Capture(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Capture {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Capture {
+    /// What was written so far, taken out.
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod testing {
     use super::*;
-    use std::cell::RefCell;
-    use std::rc::Rc;
-
-    /// A writer that several owners can read back after the fact.
-    #[derive(Clone, Default)]
-    pub struct SharedBuf(pub Rc<RefCell<Vec<u8>>>);
-
-    impl Write for SharedBuf {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.0.borrow_mut().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-
-    impl SharedBuf {
-        pub fn text(&self) -> String {
-            String::from_utf8_lossy(&self.0.borrow()).into_owned()
-        }
-    }
 
     /// An `Output` writing into two buffers, and the buffers.
-    pub fn capture(mode: OutputMode) -> (Output, SharedBuf, SharedBuf) {
-        let out = SharedBuf::default();
-        let err = SharedBuf::default();
+    pub fn capture(mode: OutputMode) -> (Output, Capture, Capture) {
+        let out = Capture::default();
+        let err = Capture::default();
         (
             Output::new(Box::new(out.clone()), Box::new(err.clone()), mode),
             out,

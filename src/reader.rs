@@ -21,9 +21,6 @@ use crate::line_buffer::{Line, LineReader};
 /// Buffers in circulation: one being read into, one waiting, one with the views.
 const BUFFERS: usize = 3;
 
-/// A buffer larger than this (it grew to hold a long line) is not reused.
-const SPARE_LIMIT: usize = 2 * crate::line_buffer::DEFAULT_CAPACITY;
-
 /// The lines of one or more reads, in the buffer that holds them.
 pub struct Batch {
     data: Vec<u8>,
@@ -63,6 +60,10 @@ impl Batch {
 pub struct Reader {
     batches: Receiver<io::Result<Batch>>,
     spares: Sender<Batch>,
+    /// Joined once the thread has said it is done, so that no thread outlives a whole
+    /// input. A thread blocked in a read (the views stopped early) is left to the end of
+    /// the process instead: joining it could wait for ever on a silent producer.
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 /// The next batch, or why there is none.
@@ -76,31 +77,53 @@ pub enum Next {
 impl Reader {
     /// Starts reading `rdr` on its own thread. The thread ends at the end of the input, at
     /// a read error (passed on), or when the `Reader` is dropped and it next sends.
-    pub fn spawn<R: Read + Send + 'static>(rdr: R, max_line: Option<usize>) -> io::Result<Reader> {
+    pub fn spawn<R: Read + Send + 'static>(
+        rdr: R,
+        buffer_size: usize,
+        max_line: Option<usize>,
+    ) -> io::Result<Reader> {
         let (batch_tx, batches) = mpsc::sync_channel(BUFFERS);
         let (spares, spare_rx) = mpsc::channel();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("cursor-stream reader".into())
             .spawn(move || {
-                read_lines(LineReader::new(rdr).max_line(max_line), batch_tx, spare_rx)
+                let lines = LineReader::with_capacity(rdr, buffer_size).max_line(max_line);
+                read_lines(lines, buffer_size, batch_tx, spare_rx)
             })?;
-        Ok(Reader { batches, spares })
+        Ok(Reader {
+            batches,
+            spares,
+            thread: Some(thread),
+        })
     }
 
     /// A batch if one is ready, without blocking.
-    pub fn poll(&self) -> io::Result<Next> {
+    pub fn poll(&mut self) -> io::Result<Next> {
         match self.batches.try_recv() {
             Ok(batch) => batch.map(Next::Batch),
             Err(TryRecvError::Empty) => Ok(Next::NotYet),
-            Err(TryRecvError::Disconnected) => Ok(Next::End),
+            Err(TryRecvError::Disconnected) => {
+                self.join();
+                Ok(Next::End)
+            }
         }
     }
 
     /// The next batch, waiting for it.
-    pub fn wait(&self) -> io::Result<Option<Batch>> {
+    pub fn wait(&mut self) -> io::Result<Option<Batch>> {
         match self.batches.recv() {
             Ok(batch) => batch.map(Some),
-            Err(_) => Ok(None),
+            Err(_) => {
+                self.join();
+                Ok(None)
+            }
+        }
+    }
+
+    /// The channel is closed: the thread has returned, or is about to.
+    fn join(&mut self) {
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
         }
     }
 
@@ -112,11 +135,18 @@ impl Reader {
 
 fn read_lines<R: Read>(
     mut reader: LineReader<R>,
+    buffer_size: usize,
     batches: SyncSender<io::Result<Batch>>,
     spares: Receiver<Batch>,
 ) {
     let mut lines = Vec::new();
-    let mut allocated = 1;
+    let mut pool = Pool {
+        spares,
+        free: Vec::new(),
+        allocated: 1,
+        lent: 0,
+        buffer_size,
+    };
     loop {
         match reader.fill() {
             Ok(true) => {}
@@ -138,32 +168,84 @@ fn read_lines<R: Read>(
         if lines.is_empty() {
             continue;
         }
-        let spare = match spares.try_recv() {
-            Ok(spare) => Some(spare),
-            Err(_) if allocated < BUFFERS => {
-                allocated += 1;
-                Some(Batch {
-                    data: Vec::new(),
-                    lines: Vec::new(),
-                })
-            }
-            // Read ahead enough: wait for the views to give a buffer back.
-            Err(_) => spares.recv().ok(),
-        };
-        let Some(mut spare) = spare else { return };
-        if spare.data.len() > SPARE_LIMIT {
-            // Grown for a long line: let it go rather than keep it in circulation.
-            spare.data = Vec::new();
-        }
+        let Some(spare) = pool.take() else { return };
         let mut spare_lines = spare.lines;
         spare_lines.clear();
         let batch = Batch {
             data: reader.hand_over(spare.data),
             lines: std::mem::replace(&mut lines, spare_lines),
         };
+        let long_line = batch.data.len() > 2 * buffer_size;
         if batches.send(Ok(batch)).is_err() {
             return;
         }
+        pool.lent += 1;
+        // A buffer that grew for a long line is not read ahead of: reading the next long
+        // line while the views still hold this one would double the memory it takes.
+        if long_line && !pool.wait_for_all() {
+            return;
+        }
+    }
+}
+
+/// The buffers: those free here, and how many the views hold.
+struct Pool {
+    spares: Receiver<Batch>,
+    free: Vec<Batch>,
+    allocated: usize,
+    lent: usize,
+    buffer_size: usize,
+}
+
+impl Pool {
+    /// A buffer to read into: a free one, a new one while fewer than `BUFFERS` exist, or
+    /// the next one the views give back. `None` when the views are gone.
+    fn take(&mut self) -> Option<Batch> {
+        self.collect_returned();
+        if let Some(batch) = self.free.pop() {
+            return Some(batch);
+        }
+        if self.allocated < BUFFERS {
+            self.allocated += 1;
+            return Some(Batch {
+                data: Vec::new(),
+                lines: Vec::new(),
+            });
+        }
+        let batch = self.spares.recv().ok()?;
+        self.lent -= 1;
+        Some(self.trimmed(batch))
+    }
+
+    fn collect_returned(&mut self) {
+        while let Ok(batch) = self.spares.try_recv() {
+            self.lent -= 1;
+            let batch = self.trimmed(batch);
+            self.free.push(batch);
+        }
+    }
+
+    /// A buffer that grew for a long line is let go at once, not kept in circulation.
+    fn trimmed(&self, mut batch: Batch) -> Batch {
+        if batch.data.len() > 2 * self.buffer_size {
+            batch.data = Vec::new();
+        }
+        batch
+    }
+
+    /// Waits until the views hold no buffer; `false` when they are gone.
+    fn wait_for_all(&mut self) -> bool {
+        while self.lent > 0 {
+            match self.spares.recv() {
+                Ok(batch) => {
+                    self.lent -= 1;
+                    let batch = self.trimmed(batch);
+                    self.free.push(batch);
+                }
+                Err(_) => return false,
+            }
+        }
+        true
     }
 }
 
@@ -183,7 +265,7 @@ mod tests {
     use crate::event::EventKind;
 
     fn all_lines(input: &'static [u8]) -> Vec<(String, Option<EventKind>)> {
-        let reader = Reader::spawn(input, None).unwrap();
+        let mut reader = Reader::spawn(input, 16, None).unwrap();
         let mut out = Vec::new();
         while let Some(batch) = reader.wait().unwrap() {
             for info in &batch.lines {
@@ -223,7 +305,7 @@ mod tests {
                 Err(io::Error::other("disk on fire"))
             }
         }
-        let reader = Reader::spawn(Failing, None).unwrap();
+        let mut reader = Reader::spawn(Failing, 16, None).unwrap();
         let err = reader.wait().err().unwrap();
         assert_eq!(err.to_string(), "disk on fire");
     }

@@ -210,7 +210,7 @@ impl ProgressView {
             Outcome::NoResult => "no result: the run did not finish".to_string(),
         }];
         let result = end.result.as_ref().map(|r| r.event);
-        if let Some(ms) = result.and_then(|r| r.duration_ms.as_u64()) {
+        if let Some(ms) = result.and_then(|r| r.duration_ms()) {
             parts.push(human::duration(ms));
         }
         let total: u64 = self.counts.values().sum();
@@ -222,7 +222,7 @@ impl ProgressView {
                 list.join(", ")
             ));
         }
-        if let Some(usage) = result.and_then(|r| r.usage) {
+        if let Some(usage) = result.and_then(|r| r.usage()) {
             let mut tokens = Vec::new();
             for (n, what) in [
                 (usage.input_tokens, "in"),

@@ -305,8 +305,8 @@ impl View for StatsView {
         *self.runs_by_status.entry(status).or_default() += 1;
         self.run.status = status.to_string();
         if let Some(result) = &end.result {
-            self.run.duration_ms = result.event.duration_ms.as_u64();
-            self.run.usage = result.event.usage.as_ref().map(TokenStats::from_usage);
+            self.run.duration_ms = result.event.duration_ms();
+            self.run.usage = result.event.usage().as_ref().map(TokenStats::from_usage);
         }
         self.run.answer_bytes = self.answer.len();
         self.add_to_totals();

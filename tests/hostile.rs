@@ -1,0 +1,401 @@
+//! Each class of bad input, with the behaviour the README documents for it.
+//!
+//! cursor-stream sits at the end of pipes fed by programs that crash, get killed, print
+//! banners and emit shapes nobody documented: it must never panic or hang, must say what
+//! was wrong and where, and must keep going.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use assert_cmd::Command as Cmd;
+use predicates::prelude::*;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
+
+fn cs(args: &[&str]) -> Cmd {
+    let mut cmd = Cmd::new(BIN);
+    cmd.env_remove("NO_COLOR").args(args);
+    cmd
+}
+
+const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s1"}"#;
+const HELLO: &str = r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hello"}]},"session_id":"s1"}"#;
+const RESULT: &str =
+    r#"{"type":"result","subtype":"success","is_error":false,"result":"Hello","session_id":"s1"}"#;
+
+/// A good run with `extra` lines after the init.
+fn run_with(extra: &[&[u8]]) -> Vec<u8> {
+    let mut input = Vec::new();
+    for line in [INIT.as_bytes()]
+        .into_iter()
+        .chain(extra.iter().copied())
+        .chain([HELLO.as_bytes(), RESULT.as_bytes()])
+    {
+        input.extend_from_slice(line);
+        input.push(b'\n');
+    }
+    input
+}
+
+fn stderr_of(args: &[&str], input: Vec<u8>) -> (i32, String, String) {
+    let out = cs(args).write_stdin(input).output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn empty_input_and_blank_lines_hold_no_run() {
+    for input in ["", "\n\n   \n\t\r\n"] {
+        cs(&["text"])
+            .write_stdin(input)
+            .assert()
+            .code(3)
+            .stdout("")
+            .stderr("cursor-stream: note: the input holds no run and no result event\n");
+    }
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped() {
+    let mut input = b"\xEF\xBB\xBF".to_vec();
+    input.extend(run_with(&[]));
+    cs(&["text"])
+        .write_stdin(input)
+        .assert()
+        .code(0)
+        .stdout("Hello")
+        .stderr("");
+}
+
+#[test]
+fn non_json_lines_are_reported_and_skipped() {
+    let input = run_with(&[
+        b"Update available: run `agent update`",
+        b"T: 1.2s",
+        b"\x1b[31mRetriableError: [unavailable] reset\x1b[0m",
+    ]);
+    let (code, out, err) = stderr_of(&["text"], input);
+    assert_eq!((code, out.as_str()), (0, "Hello"));
+    assert!(
+        err.contains("<stdin>:2: not JSON (expected value at line 1 column 1): Update available"),
+        "{err}"
+    );
+    assert!(err.contains("<stdin>:3: not JSON"), "{err}");
+    assert!(
+        err.contains(
+            "<stdin>:4: not JSON (expected value at line 1 column 1): \\u{1b}[31mRetriableError"
+        ),
+        "terminal escapes are shown escaped: {err}"
+    );
+    assert!(!err.contains('\x1b'), "{err}");
+}
+
+#[test]
+fn json_that_is_not_an_object_is_reported() {
+    let input = run_with(&[b"[]", b"\"x\"", b"42", b"null"]);
+    let (code, out, err) = stderr_of(&["text"], input);
+    assert_eq!((code, out.as_str()), (0, "Hello"));
+    for n in 2..=5 {
+        assert!(
+            err.contains(&format!("<stdin>:{n}: JSON but not an object")),
+            "{n}: {err}"
+        );
+    }
+}
+
+#[test]
+fn invalid_utf8_inside_a_string_is_reported_by_the_view_that_reads_it() {
+    let bad = b"{\"type\":\"assistant\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"bad \xff\"}]},\"session_id\":\"s1\"}";
+    let input = run_with(&[bad]);
+    let (code, out, err) = stderr_of(&["text"], input.clone());
+    assert_eq!((code, out.as_str()), (0, "Hello"));
+    assert!(
+        err.contains("<stdin>:2: unreadable assistant event (invalid unicode code point"),
+        "{err}"
+    );
+    // A view that does not read assistant events does not look inside them.
+    cs(&["result"])
+        .write_stdin(input)
+        .assert()
+        .code(0)
+        .stdout("Hello\n")
+        .stderr("");
+}
+
+#[test]
+fn nul_bytes_are_reported() {
+    let raw_nul_in_string = b"{\"type\":\"assistant\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"a\x00b\"}]},\"session_id\":\"s1\"}";
+    let input = run_with(&[b"\x00\x00\x00", raw_nul_in_string]);
+    let (code, out, err) = stderr_of(&["text"], input);
+    assert_eq!((code, out.as_str()), (0, "Hello"));
+    assert!(err.contains("<stdin>:2: not JSON"), "{err}");
+    assert!(
+        err.contains("<stdin>:3: unreadable assistant event (control character"),
+        "{err}"
+    );
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let depth = 100_000;
+    let mut deep = br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"!"}]},"extra":"#.to_vec();
+    deep.extend(std::iter::repeat_n(b'[', depth));
+    deep.extend(std::iter::repeat_n(b']', depth));
+    deep.extend_from_slice(b",\"session_id\":\"s1\"}");
+    let mut tool = br#"{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"readToolCall":{"result":{"success":"#.to_vec();
+    tool.extend(std::iter::repeat_n(b'[', depth));
+    tool.extend(std::iter::repeat_n(b']', depth));
+    tool.extend_from_slice(b"}}},\"session_id\":\"s1\"}");
+    let input = run_with(&[&deep, &tool]);
+    for view in ["text", "tools", "stats", "check", "events", "progress"] {
+        let (code, _, err) = stderr_of(&[view], input.clone());
+        assert!(code == 0 || code == 1, "{view}: {code} {err}");
+        assert!(!err.contains("panicked"), "{view}: {err}");
+    }
+    // Values that are skipped are skipped without recursion, whatever their depth.
+    let (_, out, err) = stderr_of(&["text"], input);
+    assert_eq!(out, "!Hello");
+    assert!(!err.contains("unreadable"), "{err}");
+    let (_, out, _) = stderr_of(&["get", ".type"], run_with(&[&tool]));
+    assert_eq!(
+        out,
+        "\"system\"\n\"tool_call\"\n\"assistant\"\n\"result\"\n"
+    );
+    // Where the depth is in what a view reads, the event is reported.
+    let mut nested_text =
+        br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"#
+            .to_vec();
+    nested_text.extend(std::iter::repeat_n(b'[', depth));
+    nested_text.extend(std::iter::repeat_n(b']', depth));
+    nested_text.extend_from_slice(b"}]},\"session_id\":\"s1\"}");
+    let (_, out, err) = stderr_of(&["text"], run_with(&[&nested_text]));
+    assert_eq!(out, "Hello");
+    assert!(
+        err.contains("<stdin>:2: unreadable assistant event (invalid type: sequence"),
+        "{err}"
+    );
+}
+
+#[test]
+fn out_of_range_numbers_are_tolerated_where_they_do_not_matter() {
+    let huge_ts = br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hi"}]},"session_id":"s1","timestamp_ms":1e999}"#;
+    let result = r#"{"type":"result","subtype":"success","is_error":false,"result":"Hi","duration_ms":1e999,"session_id":"s1"}"#;
+    let input = [INIT.as_bytes(), &huge_ts[..], result.as_bytes()]
+        .iter()
+        .flat_map(|l| l.iter().copied().chain([b'\n']))
+        .collect::<Vec<u8>>();
+    // The timestamp only tells a delta from a flush; the duration is read leniently.
+    cs(&["text"])
+        .write_stdin(input.clone())
+        .assert()
+        .code(0)
+        .stdout("Hi")
+        .stderr("");
+    cs(&["stats", "--json"])
+        .write_stdin(input)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            r#""status":"success","duration_ms":null"#,
+        ));
+    // Where the number is read, the event is unreadable, and says so.
+    let bad_delta = r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"shellToolCall":{"args":{"command":"ls"}}},"timestamp_ms":1e999,"session_id":"s1"}"#;
+    cs(&["tools"])
+        .write_stdin(run_with(&[bad_delta.as_bytes()]))
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "<stdin>:2: unreadable tool_call event (number out of range",
+        ));
+}
+
+#[test]
+fn duplicate_keys_take_the_first_type() {
+    let dup = br#"{"type":"assistant","type":"result","message":{"role":"assistant","content":[{"type":"text","text":"!"}]},"session_id":"s1"}"#;
+    let input = run_with(&[dup]);
+    // The peek reads the first `type`; the run's own result still comes last.
+    cs(&["events", "-c", "--type", "assistant"])
+        .write_stdin(input)
+        .assert()
+        .stdout("2\n");
+}
+
+#[test]
+fn type_not_first_spaced_or_escaped_is_still_found() {
+    let lines: [&[u8]; 3] = [
+        br#"{"session_id":"s1","message":{"content":[{"text":"a","type":"text"}],"role":"assistant"},"type":"assistant"}"#,
+        br#"{ "type" : "assistant" , "message" : { "content" : [ { "type" : "text" , "text" : "b" } ] } }"#,
+        br#"{"\u0074ype":"assistant","message":{"content":[{"type":"text","text":"c"}]}}"#,
+    ];
+    let mut input = Vec::new();
+    for line in [INIT.as_bytes()].into_iter().chain(lines) {
+        input.extend_from_slice(line);
+        input.push(b'\n');
+    }
+    cs(&["text"])
+        .write_stdin(input)
+        .assert()
+        .code(3)
+        .stdout("abc");
+}
+
+#[test]
+fn fields_of_the_wrong_type_are_reported_or_taken_as_absent() {
+    let lines: [&[u8]; 6] = [
+        br#"{"type":"assistant","message":{"role":"assistant","content":"plain string"},"session_id":"s1"}"#,
+        br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":7}]},"session_id":"s1"}"#,
+        br#"{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":"shell","session_id":"s1"}"#,
+        br#"{"type":"tool_call","subtype":"started","tool_call":{"shellToolCall":{"args":{"command":"ls"}}},"session_id":"s1"}"#,
+        br#"{"type":"tool_call","subtype":"completed","call_id":42,"tool_call":{"shellToolCall":{"result":{"success":{"exitCode":"zero"}}}},"session_id":"s1"}"#,
+        br#"{"type":"assistant","message":{"role":"assistant","content":42},"session_id":"s1"}"#,
+    ];
+    let input = run_with(&lines);
+    let (code, out, err) = stderr_of(&["text"], input.clone());
+    // A plain-string content is taken as the text, as chat APIs allow.
+    assert_eq!((code, out.as_str()), (0, "plain stringHello"));
+    assert!(
+        err.contains("<stdin>:3: unreadable assistant event (invalid type: integer `7`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("<stdin>:7: unreadable assistant event (invalid type: integer `42`"),
+        "{err}"
+    );
+    let (code, out, err) = stderr_of(&["tools"], input);
+    assert_eq!(code, 0, "{err}");
+    // `tool_call` a string: a call of no known tool; no `call_id` (or a number): a call
+    // that cannot be paired, listed on its own.
+    assert_eq!(
+        out,
+        "pending   unknown             -  \n\
+         pending   shell               -  ls\n\
+         ok        shell               -  \n",
+        "{out}"
+    );
+}
+
+/// Peak memory of a run, as the binary reports it with `CURSOR_STREAM_PEAK_MEMORY`.
+fn peak_kib(args: &[&str], input: &Path) -> u64 {
+    let out = Command::new(BIN)
+        .args(args)
+        .arg(input)
+        .env("CURSOR_STREAM_PEAK_MEMORY", "1")
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.contains("peak memory"))
+        .unwrap_or_else(|| panic!("no peak memory report: {err}"));
+    line.rsplit(": ")
+        .next()
+        .unwrap()
+        .trim_end_matches(" KiB")
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn a_100_mb_line_is_read_and_memory_follows_the_line() {
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("skipped: peak memory is read from /proc");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.ndjson");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let line_len = 100 << 20;
+    writeln!(f, "{INIT}").unwrap();
+    write!(f, r#"{{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{{"readToolCall":{{"args":{{"path":"big.txt"}},"result":{{"success":{{"totalLines":1,"content":""#).unwrap();
+    f.write_all(&vec![b'x'; line_len]).unwrap();
+    writeln!(f, r#""}}}}}}}},"session_id":"s1"}}"#).unwrap();
+    writeln!(f, "{HELLO}\n{RESULT}").unwrap();
+    f.flush().unwrap();
+    drop(f);
+
+    cs(&["tools"])
+        .arg(&path)
+        .assert()
+        .code(0)
+        .stdout("ok        read                -  big.txt — 1 line\n");
+    cs(&["text"]).arg(&path).assert().code(0).stdout("Hello");
+    let line_kib = (line_len / 1024) as u64;
+    for view in ["text", "tools", "stats"] {
+        let peak = peak_kib(&[view], &path);
+        // The buffer grows by half again, so it ends at most 1.5 times the line; the
+        // rest is a constant: code, a few small buffers.
+        assert!(
+            peak < line_kib * 3 / 2 + 48 * 1024,
+            "{view}: {peak} KiB for a {line_kib} KiB line"
+        );
+    }
+}
+
+#[test]
+fn one_hundred_mb_without_a_newline_is_one_truncated_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nonewline.ndjson");
+    std::fs::write(&path, vec![b'a'; 100 << 20]).unwrap();
+    cs(&["text"])
+        .arg(&path)
+        .assert()
+        .code(3)
+        .stdout("")
+        .stderr(predicate::str::contains(":1: truncated last line"));
+    cs(&["text", "--max-line", "1M"])
+        .arg(&path)
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(
+            "line 1 is longer than the limit of 1048576 bytes set by --max-line",
+        ));
+}
+
+#[test]
+fn memory_does_not_grow_with_the_number_of_runs() {
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("skipped: peak memory is read from /proc");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("one.ndjson");
+    let many = dir.path().join("many.ndjson");
+    let run = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tools-edge.ndjson"),
+    )
+    .unwrap();
+    std::fs::write(&one, &run).unwrap();
+    std::fs::write(&many, run.repeat(20_000)).unwrap();
+    for view in ["tools", "stats", "progress", "check"] {
+        let small = peak_kib(&[view], &one);
+        let large = peak_kib(&[view], &many);
+        // 20 000 runs, each with a call that never completes: nothing is kept across runs.
+        assert!(
+            large < small + 8 * 1024,
+            "{view}: {small} KiB for one run, {large} KiB for 20 000"
+        );
+    }
+}
+
+#[test]
+fn the_inputs_the_fuzzer_found_are_handled() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        for view in ["text", "tools", "progress", "stats", "check", "events"] {
+            let out = Command::new(BIN).arg(view).arg(&path).output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !err.contains("panicked") && out.status.code().is_some(),
+                "{view} on {}: {err}",
+                path.display()
+            );
+        }
+    }
+}
