@@ -1,12 +1,15 @@
 //! Command-line flags, parsed once and resolved into a [`Config`].
 
+use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::filter::EventFilter;
 use crate::path::Paths;
+use crate::run::RunOptions;
 use crate::view::check::CheckOptions;
 use crate::view::events::EventsOptions;
 use crate::view::get::GetOptions;
@@ -160,6 +163,70 @@ Examples:
   cursor-stream check run.ndjson
   cursor-stream check --json run.ndjson | jq 'select(.type==\"problem\")'")]
     Check(CheckArgs),
+
+    /// Start the agent, show its stream live, and stop it when it is done or hangs.
+    #[command(after_help = "\
+Examples:
+  cursor-stream run -- agent -p \"fix the build\" --output-format stream-json --stream-partial-output
+  cursor-stream run --view text --idle-timeout 5m -- agent -p \"…\" --output-format stream-json
+  cursor-stream run --view json --tee run.ndjson -- agent -p \"…\" --output-format stream-json
+
+Exit status: as the view's (0 success, 1 failed run, 3 no result), except: 124 when the agent
+printed nothing for --idle-timeout, 127 when it could not be started, 130 on Ctrl-C, and the
+agent's own status (or 128 + signal) when it failed without a result. An agent still running
+--grace after its result is stopped (SIGTERM, then SIGKILL), with everything it started.")]
+    Run(RunArgs),
+
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "\
+Examples:
+  cursor-stream completions bash > ~/.local/share/bash-completion/completions/cursor-stream
+  cursor-stream completions zsh > \"${fpath[1]}/_cursor-stream\"
+  cursor-stream completions fish > ~/.config/fish/completions/cursor-stream.fish")]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+
+    /// Print the manual page (roff).
+    #[command(after_help = "\
+Examples:
+  cursor-stream man > ~/.local/share/man/man1/cursor-stream.1
+  cursor-stream man | man -l -")]
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The view the agent's stream goes through.
+    #[arg(long, value_enum, default_value_t = RunView::Progress)]
+    pub view: RunView,
+
+    /// How long the agent may keep running after its result before it is stopped.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
+    pub grace: Duration,
+
+    /// Stop the agent when it prints nothing for DURATION (e.g. 10m), with status 124.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub idle_timeout: Option<Duration>,
+
+    /// The agent's command line, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunView {
+    Progress,
+    Text,
+    Tools,
+    Result,
+    Json,
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    humantime::parse_duration(s)
+        .map_err(|e| format!("`{s}` is not a duration such as 30s, 5m or 1h ({e})"))
 }
 
 /// Selecting events, for `events` and `get`.
@@ -368,6 +435,8 @@ pub enum ViewChoice {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub view: ViewChoice,
+    /// For `run`: the agent to start (and the inputs are its stdout).
+    pub run: Option<RunOptions>,
     pub inputs: Vec<Input>,
     pub strict: bool,
     pub quiet: bool,
@@ -380,9 +449,34 @@ pub struct Config {
     pub err_is_terminal: bool,
 }
 
+/// What the command line asks for.
+pub enum Action {
+    View(Box<Config>),
+    Completions(clap_complete::Shell),
+    Man,
+}
+
 impl Cli {
-    pub fn resolve(self) -> Config {
+    pub fn resolve(self) -> Action {
+        let mut run = None;
         let (view, input) = match self.command {
+            Command::Completions { shell } => return Action::Completions(shell),
+            Command::Man => return Action::Man,
+            Command::Run(a) => {
+                let view = match a.view {
+                    RunView::Progress => ViewChoice::Progress(ProgressOptions::default()),
+                    RunView::Text => ViewChoice::Text(TextOptions::default()),
+                    RunView::Tools => ViewChoice::Tools(ToolsOptions::default()),
+                    RunView::Result => ViewChoice::Result,
+                    RunView::Json => ViewChoice::Json,
+                };
+                run = Some(RunOptions {
+                    command: a.command,
+                    grace: a.grace,
+                    idle_timeout: a.idle_timeout,
+                });
+                (view, InputArgs { files: Vec::new() })
+            }
             Command::Text(a) => (
                 ViewChoice::Text(TextOptions {
                     separator: a.separator.as_deref().map(unescape),
@@ -444,8 +538,9 @@ impl Cli {
             ColorChoice::Never => false,
             ColorChoice::Auto => is_terminal && !no_color,
         };
-        Config {
+        Action::View(Box::new(Config {
             view,
+            run,
             inputs: inputs(input.files),
             strict: self.global.strict,
             quiet: self.global.quiet,
@@ -456,7 +551,7 @@ impl Cli {
             color_err: color(err_is_terminal),
             out_is_terminal,
             err_is_terminal,
-        }
+        }))
     }
 }
 

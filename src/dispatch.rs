@@ -7,6 +7,8 @@
 
 use std::borrow::Cow;
 use std::io::Read;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::diag::BadInput;
 use crate::event::{self, BadLine, EventKind, Head, Subtype};
@@ -23,6 +25,8 @@ pub struct Dispatcher<V> {
     max_line: Option<usize>,
     buffer_size: usize,
     reports_runs: bool,
+    /// Set when a `result` event arrives (for `run`, which stops the agent after it).
+    result_seen: Option<Arc<AtomicBool>>,
 }
 
 impl<V: View> Dispatcher<V> {
@@ -31,6 +35,7 @@ impl<V: View> Dispatcher<V> {
             interest: view.interest(),
             reports_runs: view.reports_runs(),
             buffer_size: crate::line_buffer::DEFAULT_CAPACITY,
+            result_seen: None,
             view,
             sessions: Sessions::default(),
             ctx,
@@ -43,6 +48,12 @@ impl<V: View> Dispatcher<V> {
     /// target use them.
     pub fn buffer_size(mut self, size: usize) -> Self {
         self.buffer_size = size.max(1);
+        self
+    }
+
+    /// Sets `flag` when a `result` event arrives.
+    pub fn signal_results(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.result_seen = Some(flag);
         self
     }
 
@@ -201,6 +212,9 @@ impl<V: View> Dispatcher<V> {
     }
 
     fn result(&mut self, line: &[u8]) -> anyhow::Result<()> {
+        if let Some(flag) = &self.result_seen {
+            flag.store(true, Ordering::Relaxed);
+        }
         let parsed = event::read_result(line);
         let outcome = match &parsed {
             Ok(ev) if ev.succeeded() => Outcome::Succeeded,

@@ -18,6 +18,7 @@ pub mod line_buffer;
 pub mod output;
 pub mod path;
 pub mod reader;
+pub mod run;
 pub mod session;
 pub mod tool_call;
 pub mod view;
@@ -25,6 +26,7 @@ pub mod view;
 use std::fs::File;
 use std::io;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::Context as _;
 
@@ -35,9 +37,45 @@ use output::{Output, OutputMode};
 use session::ExitStatus;
 use view::{Ctx, View};
 
-/// Runs the configured view over the configured inputs.
+/// Runs the configured view over the configured inputs, or over the agent's stream for
+/// `run`.
 pub fn run(config: &Config) -> anyhow::Result<ExitStatus> {
-    with_view(&config.view, Drive(config))
+    let Some(opts) = &config.run else {
+        let inputs = config.inputs.iter().map(|i| (i.name(), input::open(i)));
+        return with_view(
+            &config.view,
+            Drive {
+                config,
+                inputs,
+                result_seen: None,
+            },
+        );
+    };
+    let mut agent = match run::Agent::start(opts) {
+        Ok(agent) => agent,
+        Err(run::CannotStart(why)) => {
+            eprintln!("cursor-stream: error: {why}");
+            return Ok(run::CANNOT_START);
+        }
+    };
+    let stdout: Box<dyn io::Read + Send> = Box::new(agent.take_stdout());
+    let inputs = std::iter::once(("agent".to_string(), Ok(stdout)));
+    let result_seen = Some(agent.watch.result_seen.clone());
+    match with_view(
+        &config.view,
+        Drive {
+            config,
+            inputs,
+            result_seen,
+        },
+    ) {
+        Ok(status) => Ok(agent.finish(status)),
+        Err(e) => {
+            // Our output is gone (a closed pipe) or the input unusable: the agent goes too.
+            agent.abort();
+            Err(e)
+        }
+    }
 }
 
 /// Something to do with a view: views are generic, so a choice made at run time becomes a
@@ -62,13 +100,20 @@ fn with_view<W: WithView>(choice: &ViewChoice, w: W) -> W::Out {
     }
 }
 
-struct Drive<'c>(&'c Config);
+/// The inputs to read, by name, opened (or why they could not be).
+type Inputs = (String, io::Result<Box<dyn io::Read + Send>>);
 
-impl WithView for Drive<'_> {
+struct Drive<'c, I> {
+    config: &'c Config,
+    inputs: I,
+    result_seen: Option<Arc<AtomicBool>>,
+}
+
+impl<I: Iterator<Item = Inputs>> WithView for Drive<'_, I> {
     type Out = anyhow::Result<ExitStatus>;
 
     fn call<V: View>(self, view: V) -> Self::Out {
-        drive(view, self.0)
+        drive(view, self.config, self.inputs, self.result_seen)
     }
 }
 
@@ -119,7 +164,12 @@ pub fn run_captured<R: io::Read + Send + 'static>(
     with_view(choice, Capturing { input, strict })
 }
 
-fn drive<V: View>(view: V, config: &Config) -> anyhow::Result<ExitStatus> {
+fn drive<V: View>(
+    view: V,
+    config: &Config,
+    inputs: impl Iterator<Item = Inputs>,
+    result_seen: Option<Arc<AtomicBool>>,
+) -> anyhow::Result<ExitStatus> {
     let out = Output::new(
         Box::new(io::stdout().lock()),
         Box::new(io::stderr()),
@@ -139,10 +189,12 @@ fn drive<V: View>(view: V, config: &Config) -> anyhow::Result<ExitStatus> {
         None => None,
     };
     let mut dispatcher = Dispatcher::new(view, ctx, config.max_line);
+    if let Some(flag) = result_seen {
+        dispatcher = dispatcher.signal_results(flag);
+    }
     let mut unreadable = false;
-    for input in &config.inputs {
-        let name = input.name();
-        match input::open(input) {
+    for (name, opened) in inputs {
+        match opened {
             Ok(rdr) => dispatcher.feed(&name, input::Tee::new(rdr, tee.clone()))?,
             Err(e) => {
                 let ctx = dispatcher.ctx();

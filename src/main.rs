@@ -1,14 +1,27 @@
 use std::io;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
-use cursor_stream::cli::Cli;
+use cursor_stream::cli::{Action, Cli};
 use cursor_stream::diag::BadInput;
 use cursor_stream::session::ExitStatus;
 
 fn main() -> ExitCode {
-    let config = Cli::parse().resolve();
+    let config = match Cli::parse().resolve() {
+        Action::View(config) => config,
+        Action::Completions(shell) => {
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "cursor-stream", &mut io::stdout());
+            return ExitCode::SUCCESS;
+        }
+        Action::Man => {
+            return match clap_mangen::Man::new(Cli::command()).render(&mut io::stdout()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => exit_for(&e.into()),
+            };
+        }
+    };
     let code = match cursor_stream::run(&config) {
         Ok(status) => ExitCode::from(status.code()),
         Err(err) => exit_for(&err),

@@ -5,6 +5,10 @@
 //! delta reaches the terminal at once, while a large file is written in large blocks.
 //! When the two streams alternate, the one that was written last is flushed first, so
 //! that a terminal showing both sees them in order.
+//!
+//! Text written to a terminal is cleaned of control sequences: model and tool text could
+//! otherwise move the cursor, clear the screen or retitle the window. Only the styles this
+//! tool adds itself reach the terminal.
 
 use std::io::{self, BufWriter, Write};
 use std::sync::{Arc, Mutex};
@@ -33,6 +37,9 @@ pub struct Output {
     pub color_out: bool,
     pub color_err: bool,
     line_buffered: bool,
+    /// Present for a stream that is a terminal.
+    clean_out: Option<Cleaner>,
+    clean_err: Option<Cleaner>,
 }
 
 /// How the two streams behave; resolved once from the flags and the environment.
@@ -58,6 +65,8 @@ impl Output {
             color_out: mode.color_out,
             color_err: mode.color_err,
             line_buffered: mode.line_buffered,
+            clean_out: mode.out_is_terminal.then(Cleaner::default),
+            clean_err: mode.err_is_terminal.then(Cleaner::default),
         }
     }
 
@@ -69,6 +78,13 @@ impl Output {
         if self.last == Channel::Err {
             let _ = self.err.flush();
             self.last = Channel::Out;
+        }
+        let bytes = match &mut self.clean_out {
+            Some(cleaner) => cleaner.clean(bytes),
+            None => bytes,
+        };
+        if bytes.is_empty() {
+            return Ok(());
         }
         self.out.write_all(bytes)?;
         self.out_written = true;
@@ -90,19 +106,23 @@ impl Output {
     /// Writes to stderr. Errors are ignored: there is nowhere left to report them.
     pub fn write_err(&mut self, bytes: &[u8]) {
         self.switch_to_err();
+        let bytes = match &mut self.clean_err {
+            Some(cleaner) => cleaner.clean(bytes),
+            None => bytes,
+        };
         let _ = self.err.write_all(bytes);
     }
 
     /// Writes to stderr in `style` when stderr takes colors.
     pub fn write_err_styled(&mut self, style: Style, bytes: &[u8]) {
-        self.switch_to_err();
-        let _ = if self.color_err && !bytes.is_empty() {
-            write!(self.err, "{}", style.render())
-                .and_then(|_| self.err.write_all(bytes))
-                .and_then(|_| write!(self.err, "{}", style.render_reset()))
+        if self.color_err && !bytes.is_empty() {
+            self.switch_to_err();
+            let _ = write!(self.err, "{}", style.render());
+            self.write_err(bytes);
+            let _ = write!(self.err, "{}", style.render_reset());
         } else {
-            self.err.write_all(bytes)
-        };
+            self.write_err(bytes);
+        }
     }
 
     fn switch_to_err(&mut self) {
@@ -174,6 +194,40 @@ impl Output {
                 let _ = self.err.flush();
                 r
             }
+        }
+    }
+}
+
+/// Removes terminal control sequences (CSI, OSC, other escapes) and control characters
+/// but newline and tab. It keeps its state between writes, so a sequence cut between two
+/// deltas is still recognised; invalid UTF-8 becomes U+FFFD.
+#[derive(Default)]
+struct Cleaner {
+    parser: vte::Parser,
+    kept: Vec<u8>,
+}
+
+impl Cleaner {
+    fn clean(&mut self, bytes: &[u8]) -> &[u8] {
+        self.kept.clear();
+        self.parser.advance(&mut Keep(&mut self.kept), bytes);
+        &self.kept
+    }
+}
+
+/// What the terminal parser lets through.
+struct Keep<'a>(&'a mut Vec<u8>);
+
+impl vte::Perform for Keep<'_> {
+    fn print(&mut self, c: char) {
+        let mut utf8 = [0; 4];
+        self.0
+            .extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+    }
+
+    fn execute(&mut self, byte: u8) {
+        if byte == b'\n' || byte == b'\t' {
+            self.0.push(byte);
         }
     }
 }
@@ -264,6 +318,32 @@ mod tests {
             "warning",
             "stderr flushed before stdout is written"
         );
+    }
+
+    #[test]
+    fn a_terminal_gets_text_without_control_sequences() {
+        let (mut o, out, err) = capture(OutputMode {
+            out_is_terminal: true,
+            err_is_terminal: true,
+            color_out: true,
+            ..Default::default()
+        });
+        o.write_out(b"red \x1b[31mtext\x1b").unwrap();
+        o.write_out(b"[0m, \x1b]0;title\x07bell\x07 tab\there\r\n")
+            .unwrap();
+        o.write_out_styled(Style::new().bold(), b"ours").unwrap();
+        o.write_err(b"\x1b[2Jwarning\n");
+        o.flush().unwrap();
+        assert_eq!(out.text(), "red text, bell tab\there\n\x1b[1mours\x1b[0m");
+        assert_eq!(err.text(), "warning\n");
+    }
+
+    #[test]
+    fn a_pipe_gets_the_text_as_it_is() {
+        let (mut o, out, _) = capture(OutputMode::default());
+        o.write_out(b"\x1b[31mred\r\n").unwrap();
+        o.flush().unwrap();
+        assert_eq!(out.text(), "\x1b[31mred\r\n");
     }
 
     #[test]

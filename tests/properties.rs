@@ -50,8 +50,12 @@ impl Read for Chunked {
 }
 
 /// Lines as the splitter should give them: `\n` ends a line, a `\r` before it is dropped,
-/// a UTF-8 byte order mark at the very start is dropped, the last line may lack its `\n`.
+/// a UTF-8 byte order mark at the very start is dropped (alone, it is an empty last line:
+/// its bytes still belong to a line), the last line may lack its `\n`.
 fn reference_lines(data: &[u8]) -> Vec<(Vec<u8>, bool)> {
+    if data == b"\xEF\xBB\xBF" {
+        return vec![(Vec::new(), true)];
+    }
     let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
     let mut lines = Vec::new();
     let mut rest = data;

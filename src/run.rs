@@ -1,0 +1,398 @@
+//! `run`: start the agent, show its stream live, and stop it when it is done.
+//!
+//! The agent can keep running after it printed its `result`, and a hung agent would stall
+//! a CI job for ever. So the command runs in a process group of its own, its stdout goes
+//! through the chosen view, and a watchdog thread stops the group (SIGTERM, then SIGKILL)
+//! when the `result` has arrived and the agent has not exited within the grace period,
+//! when it has printed nothing for the idle timeout, or when the user presses Ctrl-C.
+//! The agent's stderr is passed through, and the usual failures get a one-line hint.
+
+use std::ffi::OsString;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, kill_process_group};
+
+use crate::session::ExitStatus;
+
+/// Stopped because the agent printed nothing for `--idle-timeout` (as `timeout(1)`).
+pub const TIMED_OUT: ExitStatus = ExitStatus(124);
+/// The command could not be started (as a shell says for a missing command).
+pub const CANNOT_START: ExitStatus = ExitStatus(127);
+/// Stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
+pub const INTERRUPTED: ExitStatus = ExitStatus(130);
+
+/// How long a stopped agent gets between SIGTERM and SIGKILL.
+const KILL_AFTER: Duration = Duration::from_secs(2);
+const TICK: Duration = Duration::from_millis(20);
+
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub command: Vec<OsString>,
+    /// How long the agent may keep running after its `result`.
+    pub grace: Duration,
+    /// Stop the agent when it prints nothing for this long.
+    pub idle_timeout: Option<Duration>,
+}
+
+/// What the threads watching the agent share.
+#[derive(Default)]
+pub struct Watch {
+    start: Option<Instant>,
+    /// Milliseconds since `start` of the agent's last output.
+    last_output_ms: AtomicU64,
+    /// Milliseconds since `start` when a `result` arrived; 0 before.
+    result_ms: AtomicU64,
+    /// The dispatcher sets it when a `result` event arrives.
+    pub result_seen: Arc<AtomicBool>,
+    exited: AtomicBool,
+    timed_out: AtomicBool,
+    interrupted: AtomicBool,
+    stopped_after_result: AtomicBool,
+}
+
+impl Watch {
+    fn now_ms(&self) -> u64 {
+        self.start.map_or(0, |s| s.elapsed().as_millis() as u64)
+    }
+
+    fn output_seen(&self) {
+        self.last_output_ms.store(self.now_ms(), Ordering::Relaxed);
+    }
+}
+
+/// The started agent, ready to be read.
+pub struct Agent {
+    child: Arc<Mutex<Child>>,
+    stdout: Option<ActivityReader<std::process::ChildStdout>>,
+    pub watch: Arc<Watch>,
+    stderr_thread: Option<thread::JoinHandle<Vec<&'static str>>>,
+    watchdog: Option<thread::JoinHandle<()>>,
+    pgid: Pid,
+    description: String,
+}
+
+/// The agent could not be started.
+pub struct CannotStart(pub String);
+
+impl Agent {
+    pub fn start(opts: &RunOptions) -> Result<Agent, CannotStart> {
+        let Some((program, args)) = opts.command.split_first() else {
+            return Err(CannotStart("no command given".into()));
+        };
+        let description = opts
+            .command
+            .iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::inherit())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // A group of its own, so that the agent and everything it started can be
+            // stopped together.
+            .process_group(0)
+            .spawn()
+            .map_err(|e| CannotStart(format!("cannot start {}: {e}", program.to_string_lossy())))?;
+        let pgid = Pid::from_child(&child);
+        let watch = Arc::new(Watch {
+            start: Some(Instant::now()),
+            ..Watch::default()
+        });
+        let stdout = ActivityReader {
+            inner: child.stdout.take().expect("stdout is piped"),
+            watch: watch.clone(),
+        };
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let stderr_thread = {
+            let watch = watch.clone();
+            thread::Builder::new()
+                .name("agent stderr".into())
+                .spawn(move || pass_stderr(stderr, &watch))
+                .ok()
+        };
+        let child = Arc::new(Mutex::new(child));
+        let watchdog = {
+            let (child, watch, opts) = (child.clone(), watch.clone(), opts.clone());
+            thread::Builder::new()
+                .name("watchdog".into())
+                .spawn(move || watchdog(&child, pgid, &watch, &opts))
+                .ok()
+        };
+        let on_interrupt = watch.clone();
+        // Ctrl-C reaches this process only (the agent has a group of its own): stop the
+        // agent, and the views end when its output does.
+        let _ = ctrlc::set_handler(move || {
+            on_interrupt.interrupted.store(true, Ordering::Relaxed);
+            stop(pgid);
+        });
+        Ok(Agent {
+            child,
+            stdout: Some(stdout),
+            watch,
+            stderr_thread,
+            watchdog,
+            pgid,
+            description,
+        })
+    }
+
+    /// The agent's stdout, to be read by the views (once).
+    pub fn take_stdout(&mut self) -> ActivityReader<std::process::ChildStdout> {
+        self.stdout
+            .take()
+            .expect("the agent's stdout is taken once")
+    }
+
+    /// Stops the agent now (our output is gone): SIGTERM, and SIGKILL if it lingers.
+    pub fn abort(&self) {
+        stop(self.pgid);
+        let deadline = Instant::now() + KILL_AFTER;
+        while Instant::now() < deadline {
+            let exited = self
+                .child
+                .lock()
+                .map(|mut c| matches!(c.try_wait(), Ok(Some(_))))
+                .unwrap_or(true);
+            if exited {
+                break;
+            }
+            thread::sleep(TICK);
+        }
+        let _ = kill_process_group(self.pgid, Signal::KILL);
+    }
+
+    /// Waits for the agent to exit, after its stdout ended; gives the status `run` exits
+    /// with, from the views' status and how the agent ended.
+    pub fn finish(mut self, view_status: ExitStatus) -> ExitStatus {
+        let status = {
+            let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
+            child.wait()
+        };
+        self.watch.exited.store(true, Ordering::Relaxed);
+        // Anything the agent left behind in its group goes too.
+        let _ = kill_process_group(self.pgid, Signal::KILL);
+        if let Some(watchdog) = self.watchdog.take() {
+            let _ = watchdog.join();
+        }
+        let hints = self
+            .stderr_thread
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_default();
+        let mut err = io::stderr().lock();
+        for hint in hints {
+            let _ = writeln!(err, "cursor-stream: hint: {hint}");
+        }
+        let watch = &self.watch;
+        if watch.interrupted.load(Ordering::Relaxed) {
+            let _ = writeln!(err, "cursor-stream: interrupted: the agent was stopped");
+            return INTERRUPTED;
+        }
+        if watch.timed_out.load(Ordering::Relaxed) {
+            return TIMED_OUT;
+        }
+        if watch.result_seen.load(Ordering::Relaxed) {
+            if watch.stopped_after_result.load(Ordering::Relaxed) {
+                let _ = writeln!(
+                    err,
+                    "cursor-stream: note: the agent was still running after its result: stopped"
+                );
+            }
+            return view_status;
+        }
+        // No result: the agent's own failure says more than "no result".
+        match status {
+            Ok(s) if s.code().is_some_and(|c| c != 0) => {
+                let code = s.code().unwrap_or(1);
+                let _ = writeln!(
+                    err,
+                    "cursor-stream: the agent exited with status {code} without a result: {}",
+                    self.description
+                );
+                ExitStatus(u8::try_from(code).unwrap_or(1))
+            }
+            Ok(s) if s.signal().is_some() => {
+                let signal = s.signal().unwrap_or(0);
+                let _ = writeln!(
+                    err,
+                    "cursor-stream: the agent was killed by signal {signal} without a result"
+                );
+                ExitStatus(128u8.saturating_add(u8::try_from(signal).unwrap_or(0)))
+            }
+            _ => view_status,
+        }
+    }
+}
+
+/// The agent's stdout, noting when it last printed something.
+pub struct ActivityReader<R> {
+    inner: R,
+    watch: Arc<Watch>,
+}
+
+impl<R: Read> Read for ActivityReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n > 0 {
+            self.watch.output_seen();
+        }
+        Ok(n)
+    }
+}
+
+/// Copies the agent's stderr to ours as it comes, and names the failures it recognises.
+fn pass_stderr(stderr: impl Read, watch: &Watch) -> Vec<&'static str> {
+    let mut hints = Vec::new();
+    let mut reader = BufReader::new(stderr);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return hints,
+            Ok(_) => {}
+        }
+        watch.output_seen();
+        let mut err = io::stderr().lock();
+        let _ = err.write_all(&line);
+        let _ = err.flush();
+        let hint = hint_for(&String::from_utf8_lossy(&line));
+        if let Some(hint) = hint.filter(|h| !hints.contains(h)) {
+            hints.push(hint);
+        }
+    }
+}
+
+/// A one-line hint for the failures users of the CLI run into most.
+pub fn hint_for(message: &str) -> Option<&'static str> {
+    let m = message.to_ascii_lowercase();
+    let any = |needles: &[&str]| needles.iter().any(|n| m.contains(n));
+    if any(&["workspace trust", "trust this directory", "--trust"]) {
+        Some(
+            "the agent does not trust this directory yet: pass --trust to it (or run `agent` here once)",
+        )
+    } else if any(&[
+        "not authenticated",
+        "authentication required",
+        "not logged in",
+        "agent login",
+        "unauthorized",
+        "invalid api key",
+    ]) {
+        Some("the agent is not logged in: run `agent login`, or set CURSOR_API_KEY")
+    } else if any(&[
+        "usage limit",
+        "rate limit",
+        "quota",
+        "you've hit your",
+        "too many requests",
+    ]) {
+        Some("the account's usage limit is reached: wait for it to reset, or use another model")
+    } else if any(&[
+        "unknown model",
+        "model not found",
+        "cannot use this model",
+        "invalid model",
+        "not a valid model",
+    ]) {
+        Some("the model is not available to this account: check the --model value")
+    } else {
+        None
+    }
+}
+
+fn stop(pgid: Pid) {
+    let _ = kill_process_group(pgid, Signal::TERM);
+}
+
+fn watchdog(child: &Mutex<Child>, pgid: Pid, watch: &Watch, opts: &RunOptions) {
+    let mut term_sent_at: Option<Instant> = None;
+    loop {
+        thread::sleep(TICK);
+        if watch.exited.load(Ordering::Relaxed) {
+            return;
+        }
+        let exited = child
+            .try_lock()
+            .map(|mut c| matches!(c.try_wait(), Ok(Some(_))))
+            .unwrap_or(false);
+        if exited {
+            return;
+        }
+        if let Some(at) = term_sent_at {
+            if at.elapsed() >= KILL_AFTER {
+                let _ = kill_process_group(pgid, Signal::KILL);
+            }
+            continue;
+        }
+        let now = watch.now_ms();
+        if watch.result_seen.load(Ordering::Relaxed) {
+            let at = match watch.result_ms.load(Ordering::Relaxed) {
+                0 => {
+                    watch.result_ms.store(now.max(1), Ordering::Relaxed);
+                    now
+                }
+                at => at,
+            };
+            if now.saturating_sub(at) >= opts.grace.as_millis() as u64 {
+                watch.stopped_after_result.store(true, Ordering::Relaxed);
+                stop(pgid);
+                term_sent_at = Some(Instant::now());
+                continue;
+            }
+        }
+        if let Some(idle) = opts.idle_timeout {
+            let quiet = now.saturating_sub(watch.last_output_ms.load(Ordering::Relaxed));
+            if quiet >= idle.as_millis() as u64 && !watch.result_seen.load(Ordering::Relaxed) {
+                watch.timed_out.store(true, Ordering::Relaxed);
+                let _ = writeln!(
+                    io::stderr().lock(),
+                    "cursor-stream: the agent printed nothing for {}: stopping it",
+                    humantime::format_duration(idle)
+                );
+                stop(pgid);
+                term_sent_at = Some(Instant::now());
+            }
+        }
+        if watch.interrupted.load(Ordering::Relaxed) && term_sent_at.is_none() {
+            term_sent_at = Some(Instant::now());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_for_the_usual_failures() {
+        assert!(
+            hint_for("⚠ Workspace Trust Required")
+                .unwrap()
+                .contains("--trust")
+        );
+        assert!(
+            hint_for("Error: Authentication required. Please run 'agent login'")
+                .unwrap()
+                .contains("login")
+        );
+        assert!(
+            hint_for("You've hit your usage limit for this month")
+                .unwrap()
+                .contains("usage limit")
+        );
+        assert!(
+            hint_for("Cannot use this model: gpt-9")
+                .unwrap()
+                .contains("--model")
+        );
+        assert_eq!(hint_for("all good"), None);
+    }
+}

@@ -1,0 +1,296 @@
+//! `cursor-stream run` with the small fake agents in `tests/fake-agents/`: one that hangs
+//! after its result, one killed before it, one that goes silent, one that fails with an
+//! error on stderr. Each test checks the exit status, the timing, and that no process the
+//! agent started is left behind.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, kill_process};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
+
+fn agent(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fake-agents")
+        .join(name)
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+struct Ran {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    took: Duration,
+}
+
+fn run(args: &[&str], command: &[&Path]) -> Ran {
+    let start = Instant::now();
+    let out = Command::new(BIN)
+        .env_remove("NO_COLOR")
+        .arg("run")
+        .args(args)
+        .arg("--")
+        .args(command)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    Ran {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        took: start.elapsed(),
+    }
+}
+
+/// Whether a process is still alive (a zombie waiting for its parent counts as gone).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z'),
+        Err(_) => false,
+    }
+}
+
+fn pids(file: &Path) -> Vec<u32> {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect()
+}
+
+fn assert_all_gone(pids: &[u32]) {
+    // The group was killed when `run` returned; give the kernel a moment to reap.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while pids.iter().any(|&p| alive(p)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for &pid in pids {
+        assert!(!alive(pid), "process {pid} was left running");
+    }
+}
+
+#[test]
+fn an_agent_that_hangs_after_its_result_is_stopped_after_the_grace() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pids");
+    let ran = run(
+        &["--grace", "1s"],
+        &[
+            &agent("hangs-after-result.sh"),
+            &fixture("nopartial.ndjson"),
+            &pidfile,
+        ],
+    );
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert!(
+        ran.took < Duration::from_millis(2500),
+        "took {:?}",
+        ran.took
+    );
+    assert!(
+        ran.took >= Duration::from_secs(1),
+        "stopped before the grace: {:?}",
+        ran.took
+    );
+    assert!(
+        ran.stdout
+            .contains("✓ Ran `wc -l notes.txt` (exit 0, 199 ms)")
+            && ran.stdout.contains("■ success"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stderr
+            .contains("still running after its result: stopped"),
+        "{}",
+        ran.stderr
+    );
+    let pids = pids(&pidfile);
+    assert_eq!(pids.len(), 2, "the agent and the child it left");
+    assert_all_gone(&pids);
+}
+
+#[test]
+fn an_agent_killed_before_its_result_gives_its_own_status() {
+    let ran = run(
+        &["--view", "text"],
+        &[&agent("dies-without-result.sh"), &fixture("partial.ndjson")],
+    );
+    assert_eq!(ran.code, Some(128 + 9), "{}", ran.stderr);
+    assert!(ran.stdout.starts_with("I'll check"), "{}", ran.stdout);
+    assert!(
+        ran.stderr
+            .contains("the agent was killed by signal 9 without a result"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn a_silent_agent_is_stopped_after_the_idle_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pids");
+    let ran = run(
+        &["--idle-timeout", "1s"],
+        &[
+            &agent("goes-silent.sh"),
+            &fixture("partial.ndjson"),
+            &pidfile,
+        ],
+    );
+    assert_eq!(ran.code, Some(124), "{}", ran.stderr);
+    assert!(
+        ran.took < Duration::from_millis(2500),
+        "took {:?}",
+        ran.took
+    );
+    assert!(
+        ran.stderr
+            .contains("the agent printed nothing for 1s: stopping it"),
+        "{}",
+        ran.stderr
+    );
+    assert_all_gone(&pids(&pidfile));
+}
+
+#[test]
+fn an_agent_that_fails_on_stderr_passes_it_on_with_a_hint() {
+    let ran = run(&[], &[&agent("fails-with-stderr.sh")]);
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("Error: Authentication required. Please run 'agent login' first.\n"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr
+            .contains("cursor-stream: hint: the agent is not logged in"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains("exited with status 1 without a result"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn a_finished_agent_gives_the_views_status_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let tee = dir.path().join("raw.ndjson");
+    let stream = fixture("partial.ndjson");
+    let ran = run(
+        &["--view", "text", "--tee", tee.to_str().unwrap()],
+        &[&agent("finishes.sh"), &stream],
+    );
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert!(ran.took < Duration::from_secs(1), "took {:?}", ran.took);
+    assert_eq!(
+        ran.stdout,
+        std::fs::read_to_string(fixture("partial.expected")).unwrap()
+    );
+    assert_eq!(
+        std::fs::read(&tee).unwrap(),
+        std::fs::read(&stream).unwrap()
+    );
+
+    let failed = run(
+        &["--view", "json"],
+        &[&agent("finishes.sh"), &fixture("failed.ndjson")],
+    );
+    assert_eq!(failed.code, Some(1));
+    assert_eq!(failed.stdout, "");
+}
+
+#[test]
+fn a_command_that_cannot_start_is_127() {
+    let ran = run(&[], &[Path::new("/no/such/agent")]);
+    assert_eq!(ran.code, Some(127));
+    assert!(
+        ran.stderr.contains("cannot start /no/such/agent"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn ctrl_c_stops_the_agent_and_everything_it_started() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pids");
+    let mut child = Command::new(BIN)
+        .arg("run")
+        .arg("--")
+        .arg(agent("hangs-after-result.sh"))
+        .arg(fixture("no-result.ndjson"))
+        .arg(&pidfile)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The agent has written its stream (no result) and hangs.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 256];
+    while !String::from_utf8_lossy(&seen).contains("Let me look") {
+        let n = stdout.read(&mut buf).unwrap();
+        assert!(n > 0, "the stream ended early");
+        seen.extend_from_slice(&buf[..n]);
+    }
+    let start = Instant::now();
+    kill_process(Pid::from_raw(child.id() as i32).unwrap(), Signal::INT).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "took {:?}",
+        start.elapsed()
+    );
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(err.contains("interrupted: the agent was stopped"), "{err}");
+    assert_all_gone(&pids(&pidfile));
+}
+
+#[test]
+fn completions_and_man_page_come_from_the_definitions() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = Command::new(BIN)
+            .args(["completions", shell])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let script = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            script.contains("cursor-stream") && script.contains("idle-timeout"),
+            "{shell}"
+        );
+    }
+    let out = Command::new(BIN).arg("man").output().unwrap();
+    assert!(out.status.success());
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH cursor-stream"),
+        "{page}"
+    );
+}
