@@ -26,6 +26,39 @@ impl Display for BadInput {
 
 impl std::error::Error for BadInput {}
 
+/// The events that are read in full somewhere, for the "unreadable … event" reports.
+#[derive(Debug, Clone, Copy)]
+pub enum Reading {
+    Assistant,
+    Thinking,
+    ToolCall,
+    SystemInit,
+    Result,
+}
+
+impl Reading {
+    fn name(self) -> &'static str {
+        match self {
+            Reading::Assistant => "assistant",
+            Reading::Thinking => "thinking",
+            Reading::ToolCall => "tool_call",
+            Reading::SystemInit => "system/init",
+            Reading::Result => "result",
+        }
+    }
+
+    /// The kind, for counting repeated reports.
+    fn kind(self) -> &'static str {
+        match self {
+            Reading::Assistant => "unreadable assistant events",
+            Reading::Thinking => "unreadable thinking events",
+            Reading::ToolCall => "unreadable tool_call events",
+            Reading::SystemInit => "unreadable system events",
+            Reading::Result => "unreadable result events",
+        }
+    }
+}
+
 pub struct Diag {
     source: String,
     line: u64,
@@ -95,6 +128,25 @@ impl Diag {
         }
         self.emit(out, kind, "warning");
         Ok(())
+    }
+
+    /// The event read, or `None` after reporting why it could not be (a bad line: fatal
+    /// under `--strict`).
+    pub fn readable<T>(
+        &mut self,
+        out: &mut Output,
+        what: Reading,
+        line: &[u8],
+        read: Result<T, serde_json::Error>,
+    ) -> Result<Option<T>, BadInput> {
+        match read {
+            Ok(value) => Ok(Some(value)),
+            Err(e) => {
+                let message = format_args!("unreadable {} event ({e})", what.name());
+                self.bad_line(out, what.kind(), message, line)?;
+                Ok(None)
+            }
+        }
     }
 
     /// Something worth knowing about the current line that does not stop the run.

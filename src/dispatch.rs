@@ -10,7 +10,7 @@ use std::io::Read;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::diag::BadInput;
+use crate::diag::{BadInput, Reading};
 use crate::event::{self, BadLine, EventKind, Head, Subtype};
 use crate::line_buffer::{Line, LineTooLong};
 use crate::reader::{Next, Peeked, Reader};
@@ -184,22 +184,17 @@ impl<V: View> Dispatcher<V> {
         if !is_init {
             return Ok(());
         }
-        match event::read_system(line) {
-            Ok(sys) if sys.subtype.as_deref() == Some("init") => self.start(RunInfo {
+        match self
+            .ctx
+            .readable(Reading::SystemInit, line, event::read_system(line))?
+        {
+            Some(sys) if sys.subtype.as_deref() == Some("init") => self.start(RunInfo {
                 session_id: sys.session_id.map(Cow::into_owned),
                 model: sys.model.map(Cow::into_owned),
                 cwd: sys.cwd.map(Cow::into_owned),
             }),
-            Ok(_) => Ok(()),
-            Err(e) => {
-                self.ctx.diag.bad_line(
-                    &mut self.ctx.out,
-                    "unreadable system events",
-                    format_args!("unreadable system/init event ({e})"),
-                    line,
-                )?;
-                self.start(RunInfo::default())
-            }
+            Some(_) => Ok(()),
+            None => self.start(RunInfo::default()),
         }
     }
 
@@ -215,25 +210,19 @@ impl<V: View> Dispatcher<V> {
         if let Some(flag) = &self.result_seen {
             flag.store(true, Ordering::Relaxed);
         }
-        let parsed = event::read_result(line);
+        let parsed = self
+            .ctx
+            .readable(Reading::Result, line, event::read_result(line))?;
         let outcome = match &parsed {
-            Ok(ev) if ev.succeeded() => Outcome::Succeeded,
-            Ok(ev) => Outcome::Failed {
+            Some(ev) if ev.succeeded() => Outcome::Succeeded,
+            Some(ev) => Outcome::Failed {
                 subtype: ev.subtype.as_deref().unwrap_or("").to_owned(),
                 is_error: ev.is_error.unwrap_or(false),
             },
-            Err(e) => {
-                self.ctx.diag.bad_line(
-                    &mut self.ctx.out,
-                    "unreadable result events",
-                    format_args!("unreadable result event ({e})"),
-                    line,
-                )?;
-                Outcome::Unreadable
-            }
+            None => Outcome::Unreadable,
         };
         let outcome = self.sessions.end(outcome);
-        let result = parsed.as_ref().ok().map(|event| RunResult {
+        let result = parsed.as_ref().map(|event| RunResult {
             event,
             text: event.text().as_bytes(),
             line,

@@ -5,7 +5,7 @@
 //! for the large `tool_call` lines. Every view also hears when a run starts and ends.
 
 use crate::answer::Answer;
-use crate::diag::Diag;
+use crate::diag::{BadInput, Diag, Reading};
 use crate::event::{BadLine, EventKind, Head, KindSet, ResultEvent};
 use crate::line_buffer::Line;
 use crate::output::Output;
@@ -37,6 +37,16 @@ impl Ctx {
             diag,
             run: RunInfo::default(),
         }
+    }
+
+    /// The event read, or `None` once reported as unreadable (see [`Diag::readable`]).
+    pub fn readable<T>(
+        &mut self,
+        what: Reading,
+        line: &[u8],
+        read: Result<T, serde_json::Error>,
+    ) -> Result<Option<T>, BadInput> {
+        self.diag.readable(&mut self.out, what, line, read)
     }
 }
 

@@ -22,6 +22,7 @@ use anstyle::{AnsiColor, Style};
 
 use crate::answer::Answer;
 use crate::calls::CallTracker;
+use crate::diag::Reading;
 use crate::event::{EventKind, KindSet};
 use crate::human;
 use crate::output::Channel;
@@ -84,35 +85,21 @@ impl ProgressView {
     }
 
     fn assistant(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        match self.answer.assistant(ev.line) {
-            Ok([]) => Ok(()),
-            Ok(new) => {
+        match ctx.readable(Reading::Assistant, ev.line, self.answer.assistant(ev.line))? {
+            None | Some([]) => Ok(()),
+            Some(new) => {
                 self.thinking.close(ctx)?;
                 ctx.out.write_out(new)?;
                 Ok(())
             }
-            Err(e) => Ok(ctx.diag.bad_line(
-                &mut ctx.out,
-                "unreadable assistant events",
-                format_args!("unreadable assistant event ({e})"),
-                ev.line,
-            )?),
         }
     }
 
     fn tool_call(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.answer.tool_call();
-        let call = match tool_call::read_tool_call::<Args, OutcomeSummary>(ev.line) {
-            Ok(call) => call,
-            Err(e) => {
-                ctx.diag.bad_line(
-                    &mut ctx.out,
-                    "unreadable tool_call events",
-                    format_args!("unreadable tool_call event ({e})"),
-                    ev.line,
-                )?;
-                return Ok(());
-            }
+        let read = tool_call::read_tool_call::<Args, OutcomeSummary>(ev.line);
+        let Some(call) = ctx.readable(Reading::ToolCall, ev.line, read)? else {
+            return Ok(());
         };
         let call_id = call.call_id.as_deref();
         let Some(body) = call.call else { return Ok(()) };

@@ -6,6 +6,7 @@
 //! `--output-format json` line fed in) prints the result's text.
 
 use crate::answer::Answer;
+use crate::diag::Reading;
 use crate::event::{EventKind, KindSet};
 use crate::output::Channel;
 use crate::view::thinking::Thinking;
@@ -50,20 +51,11 @@ impl TextView {
     }
 
     fn assistant(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        match self.answer.assistant(ev.line) {
-            Ok([]) => Ok(()),
-            Ok(new) => {
+        match ctx.readable(Reading::Assistant, ev.line, self.answer.assistant(ev.line))? {
+            None | Some([]) => Ok(()),
+            Some(new) => {
                 self.thinking.close(ctx)?;
                 self.layout.write(new, ctx)
-            }
-            Err(e) => {
-                ctx.diag.bad_line(
-                    &mut ctx.out,
-                    "unreadable assistant events",
-                    format_args!("unreadable assistant event ({e})"),
-                    ev.line,
-                )?;
-                Ok(())
             }
         }
     }

@@ -3,6 +3,7 @@
 
 use anstyle::Style;
 
+use crate::diag::Reading;
 use crate::event::{self, ThinkingPhase};
 use crate::output::Channel;
 use crate::view::{Ctx, Event};
@@ -25,17 +26,9 @@ impl Thinking {
 
     pub fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.text.clear();
-        let phase = match event::read_thinking(ev.line, &mut self.text) {
-            Ok(phase) => phase,
-            Err(e) => {
-                ctx.diag.bad_line(
-                    &mut ctx.out,
-                    "unreadable thinking events",
-                    format_args!("unreadable thinking event ({e})"),
-                    ev.line,
-                )?;
-                return Ok(());
-            }
+        let read = event::read_thinking(ev.line, &mut self.text);
+        let Some(phase) = ctx.readable(Reading::Thinking, ev.line, read)? else {
+            return Ok(());
         };
         if !self.text.is_empty() {
             let dim = Style::new().dimmed().italic();

@@ -26,6 +26,7 @@ use anstyle::{AnsiColor, Style};
 use serde_json::value::RawValue;
 
 use crate::calls::CallTracker;
+use crate::diag::Reading;
 use crate::event::{EventKind, KindSet};
 use crate::human;
 use crate::tool_call::{self, Args, OutcomeSummary, Phase};
@@ -105,17 +106,9 @@ impl ToolsView {
     }
 
     fn tool_call(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        let call = match tool_call::read_tool_call::<&RawValue, &RawValue>(ev.line) {
-            Ok(call) => call,
-            Err(e) => {
-                ctx.diag.bad_line(
-                    &mut ctx.out,
-                    "unreadable tool_call events",
-                    format_args!("unreadable tool_call event ({e})"),
-                    ev.line,
-                )?;
-                return Ok(());
-            }
+        let read = tool_call::read_tool_call::<&RawValue, &RawValue>(ev.line);
+        let Some(call) = ctx.readable(Reading::ToolCall, ev.line, read)? else {
+            return Ok(());
         };
         let session_id = call.session_id.as_deref().or(ctx.run.session_id.as_deref());
         let call_id = call.call_id.as_deref();
