@@ -1,9 +1,9 @@
 //! The dispatcher: lines in, events routed to the chosen view.
 //!
-//! Each complete line is handled as soon as a read returns it; output is flushed when no
-//! complete line is left, just before the next read (which may block on a live producer).
-//! Each line's `type` is peeked (see `event`), runs are tracked for the exit status, and
-//! only the event types the view asked for reach it.
+//! Lines come from the reading thread (see `reader`) already split and with their `type`
+//! peeked (see `event`), as soon as a read returns them; output is flushed when no line is
+//! waiting, just before the dispatcher blocks for more (a live producer may be slow). Runs
+//! are tracked for the exit status, and only the event types the view asked for reach it.
 
 use std::borrow::Cow;
 use std::io::Read;

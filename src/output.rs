@@ -30,7 +30,6 @@ pub struct Output {
     last: Channel,
     /// The last byte written to stdout was `\n`, or nothing was written yet.
     out_at_line_start: bool,
-    out_written: bool,
     pub out_is_terminal: bool,
     /// stdout and stderr are both terminals: presumably the same screen.
     shared_terminal: bool,
@@ -59,7 +58,6 @@ impl Output {
             err: BufWriter::with_capacity(8 * 1024, err),
             last: Channel::Out,
             out_at_line_start: true,
-            out_written: false,
             out_is_terminal: mode.out_is_terminal,
             shared_terminal: mode.out_is_terminal && mode.err_is_terminal,
             color_out: mode.color_out,
@@ -87,7 +85,6 @@ impl Output {
             return Ok(());
         }
         self.out.write_all(bytes)?;
-        self.out_written = true;
         self.out_at_line_start = bytes.last() == Some(&b'\n');
         Ok(())
     }
@@ -167,10 +164,6 @@ impl Output {
     /// Whether stdout's last byte ends a line (true when nothing was written).
     pub fn out_at_line_start(&self) -> bool {
         self.out_at_line_start
-    }
-
-    pub fn out_written(&self) -> bool {
-        self.out_written
     }
 
     /// Called once per event; flushes only with `--line-buffered`.
