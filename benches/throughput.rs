@@ -16,11 +16,14 @@ use divan::{Bencher, black_box};
 use cursor_stream::diag::Diag;
 use cursor_stream::dispatch::Dispatcher;
 use cursor_stream::event;
+use cursor_stream::filter::EventFilter;
 use cursor_stream::line_buffer::LineReader;
 use cursor_stream::output::{Output, OutputMode};
 use cursor_stream::view::check::{CheckOptions, CheckView};
 use cursor_stream::view::events::{EventsOptions, EventsView};
+use cursor_stream::view::get::{GetOptions, GetView};
 use cursor_stream::view::json::JsonView;
+use cursor_stream::view::progress::{ProgressOptions, ProgressView};
 use cursor_stream::view::result::ResultView;
 use cursor_stream::view::stats::{StatsOptions, StatsView};
 use cursor_stream::view::text::{TextOptions, TextView};
@@ -144,6 +147,35 @@ fn view_tools_json(bencher: Bencher) {
         ToolsView::new(ToolsOptions {
             json: true,
             ..ToolsOptions::default()
+        })
+    });
+}
+
+#[divan::bench]
+fn view_tools(bencher: Bencher) {
+    run_view(bencher, log(), || ToolsView::new(ToolsOptions::default()));
+}
+
+#[divan::bench]
+fn view_progress(bencher: Bencher) {
+    run_view(bencher, log(), || {
+        ProgressView::new(ProgressOptions::default())
+    });
+}
+
+#[divan::bench]
+fn view_get_text(bencher: Bencher) {
+    run_view(bencher, log(), || {
+        let filter = EventFilter {
+            types: vec!["assistant".into()],
+            ..EventFilter::default()
+        };
+        GetView::new(GetOptions {
+            paths: ".message.content[].text".parse().unwrap(),
+            filter,
+            raw: true,
+            join: true,
+            exit_status: false,
         })
     });
 }
