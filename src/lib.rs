@@ -1,8 +1,9 @@
 //! cursor-stream: read the Cursor Agent CLI's `stream-json` output and show what is needed.
 //!
-//! The shape: a line splitter ([`line_buffer`]) feeds a dispatcher ([`dispatch`]) that peeks
-//! each event's type ([`event`]) and routes it to the chosen view ([`view`]), which writes
-//! through buffered [`output`].
+//! The shape: a reading thread ([`reader`]) splits lines ([`line_buffer`]) and peeks each
+//! event's type ([`event`]); the dispatcher ([`dispatch`]) routes the events to the chosen
+//! view ([`view`]), which parses only what it shows and writes through buffered
+//! [`output`]. `run` ([`run`]) feeds it the stream of an agent it starts and watches.
 
 pub mod answer;
 pub mod calls;
