@@ -211,20 +211,11 @@ pub struct Excerpt<'a>(pub &'a [u8]);
 
 impl Display for Excerpt<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text = String::from_utf8_lossy(&self.0[..self.0.len().min(EXCERPT_CHARS * 4)]);
-        let mut chars = 0;
-        for c in text.chars() {
-            if chars == EXCERPT_CHARS {
-                return f.write_str("…");
-            }
-            if c.is_control() {
-                write!(f, "{}", c.escape_default())?;
-            } else {
-                f.write_char(c)?;
-            }
-            chars += 1;
-        }
-        if text.len() < self.0.len() && chars < EXCERPT_CHARS {
+        // Only the start is decoded: a bad line can be many MiB.
+        let cut = self.0.len().min(EXCERPT_CHARS * 4);
+        let text = crate::human::one_line(&String::from_utf8_lossy(&self.0[..cut]), EXCERPT_CHARS);
+        f.write_str(&text)?;
+        if cut < self.0.len() && !text.ends_with('…') {
             f.write_str("…")?;
         }
         Ok(())

@@ -132,9 +132,7 @@ impl<V: View> Dispatcher<V> {
         };
         match head.kind {
             EventKind::System => self.system(head, bytes)?,
-            kind if (kind.opens_session() || kind == EventKind::Result)
-                && !self.sessions.is_open() =>
-            {
+            kind if kind.opens_session() && !self.sessions.is_open() => {
                 self.start(RunInfo::default())?
             }
             _ => {}

@@ -78,13 +78,18 @@ impl EventKind {
         1 << self as u16
     }
 
-    /// Events that belong to a run's content. They open a session when none is open;
-    /// transport events (`connection`, `retry`, …) and unknown types do not, so stray noise
-    /// after a `result` is not mistaken for a new run without a result.
+    /// Events that belong to a run. They open a session when none is open (a `result`
+    /// too: a second one is a run of its own); transport events (`connection`, `retry`, …)
+    /// and unknown types do not, so stray noise after a `result` is not mistaken for a new
+    /// run without a result.
     pub fn opens_session(self) -> bool {
         matches!(
             self,
-            EventKind::User | EventKind::Assistant | EventKind::Thinking | EventKind::ToolCall
+            EventKind::User
+                | EventKind::Assistant
+                | EventKind::Thinking
+                | EventKind::ToolCall
+                | EventKind::Result
         )
     }
 }
@@ -577,7 +582,7 @@ fn is_string_text(bytes: &[u8]) -> bool {
 
 /// The body of a JSON string whose opening quote is consumed, whether it holds escapes,
 /// and what follows the closing quote.
-fn string_body(s: &[u8]) -> Option<(&[u8], bool, &[u8])> {
+pub(crate) fn string_body(s: &[u8]) -> Option<(&[u8], bool, &[u8])> {
     let mut i = 0;
     let mut escaped = false;
     loop {
@@ -858,7 +863,7 @@ impl<'de> Visitor<'de> for ThinkingSeed<'_> {
 
 /// Reads a string and says which of `names` it is, without allocating (serde's `Cow<str>`
 /// would always allocate, and `&str` fails on escapes). Used for keys and enum-like values.
-struct KeyIn<'n>(&'n [&'n str]);
+pub(crate) struct KeyIn<'n>(pub &'n [&'n str]);
 
 impl<'de> DeserializeSeed<'de> for KeyIn<'_> {
     type Value = Option<usize>;

@@ -121,7 +121,7 @@ fn peek_tool_kind(line: &[u8]) -> Option<&str> {
     let rest = line.strip_prefix(br#"{"type":"tool_call","subtype":""#)?;
     let rest = &rest[memchr::memchr2(b'"', b'\\', rest)?..];
     let rest = rest.strip_prefix(br#"","call_id":""#)?;
-    let rest = skip_string_body(rest)?;
+    let (_, _, rest) = crate::event::string_body(rest)?;
     let rest = rest.strip_prefix(br#","tool_call":{""#)?;
     let end = memchr::memchr2(b'"', b'\\', rest)?;
     let key = rest[..end].strip_suffix(b"ToolCall")?;
@@ -129,19 +129,6 @@ fn peek_tool_kind(line: &[u8]) -> Option<&str> {
         return None;
     }
     std::str::from_utf8(key).ok()
-}
-
-/// The bytes after the closing quote of a JSON string whose opening quote is consumed.
-fn skip_string_body(s: &[u8]) -> Option<&[u8]> {
-    let mut i = 0;
-    loop {
-        i += memchr::memchr2(b'"', b'\\', s.get(i..)?)?;
-        if s[i] == b'\\' {
-            i += 2;
-        } else {
-            return s.get(i + 1..);
-        }
-    }
 }
 
 fn line_session_id(line: &[u8]) -> Option<Cow<'_, str>> {

@@ -161,6 +161,14 @@ impl Output {
         }
     }
 
+    /// At the end: the terminal's prompt should not follow the answer's last line.
+    pub fn end_terminal_line(&mut self) -> io::Result<()> {
+        if self.out_is_terminal && !self.out_at_line_start {
+            self.write_out(b"\n")?;
+        }
+        Ok(())
+    }
+
     /// Whether stdout's last byte ends a line (true when nothing was written).
     pub fn out_at_line_start(&self) -> bool {
         self.out_at_line_start

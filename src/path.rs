@@ -10,7 +10,9 @@
 
 use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+use crate::event::KeyIn;
 use serde_json::value::RawValue;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -347,8 +349,8 @@ impl<'a> Visitor<'a> for FindKey<'_> {
 
     fn visit_map<M: MapAccess<'a>>(self, mut map: M) -> Result<Self::Value, M::Error> {
         let mut found = None;
-        while let Some(hit) = map.next_key_seed(KeyIs(self.0))? {
-            if hit {
+        while let Some(hit) = map.next_key_seed(KeyIn(&[self.0]))? {
+            if hit.is_some() {
                 found = Some(map.next_value::<&RawValue>()?);
             } else {
                 map.next_value::<IgnoredAny>()?;
@@ -373,29 +375,6 @@ impl<'a> Visitor<'a> for AllValues<'_, 'a> {
             self.0.push(Value::Raw(map.next_value()?));
         }
         Ok(())
-    }
-}
-
-/// Whether a key equals the one sought, compared after unescaping, without allocating.
-struct KeyIs<'k>(&'k str);
-
-impl<'de> DeserializeSeed<'de> for KeyIs<'_> {
-    type Value = bool;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeyIs<'_> {
-    type Value = bool;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a key")
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<bool, E> {
-        Ok(v == self.0)
     }
 }
 
@@ -430,15 +409,10 @@ pub fn write_compact(json: &str, out: &mut Vec<u8>) {
 
 /// The index just past the string token that starts with the quote at `start`.
 fn string_end(bytes: &[u8], start: usize) -> usize {
-    let mut i = start + 1;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'"' => return i + 1,
-            _ => i += 1,
-        }
+    match crate::event::string_body(&bytes[start + 1..]) {
+        Some((body, _, _)) => start + 1 + body.len() + 1,
+        None => bytes.len(),
     }
-    bytes.len()
 }
 
 /// Appends a JSON value as jq's `-r` prints it: strings unescaped, the rest compact.

@@ -291,10 +291,7 @@ impl View for ProgressView {
 
     fn finish(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.thinking.close(ctx)?;
-        if ctx.out.out_is_terminal && !ctx.out.out_at_line_start() {
-            ctx.out.write_out(b"\n")?;
-        }
-        Ok(())
+        Ok(ctx.out.end_terminal_line()?)
     }
 }
 
