@@ -427,3 +427,20 @@ fn tee_keeps_the_raw_input_whatever_the_view_shows() {
         .code(2)
         .stderr(predicate::str::contains("cannot create the --tee file"));
 }
+
+/// A view must read the event, not the peek: `subtype` after `timestamp_ms` is still the
+/// subtype (this counted one phase instead of two on the fast path).
+#[test]
+fn stats_counts_thinking_phases_whatever_the_key_order() {
+    for reference in [false, true] {
+        let mut cmd = std::process::Command::new(BIN);
+        cmd.args(["stats", "--json"])
+            .arg(fixture("thinking-reordered.ndjson"));
+        if reference {
+            cmd.env("CURSOR_STREAM_REFERENCE", "1");
+        }
+        let out = cmd.output().unwrap();
+        let rows = values(&out.stdout);
+        assert_eq!(rows[0]["thinking_phases"], 2, "reference path: {reference}");
+    }
+}

@@ -306,3 +306,13 @@ fn progress_line_appears_when_the_call_completes() {
         &[(STARTED, ""), (COMPLETED, "✓ Ran `make` (exit 2, 2.5 s)")],
     );
 }
+
+/// Every view counts the same calls: one whose `tool_call` names no tool is still a call.
+#[test]
+fn a_call_without_a_tool_key_is_counted_by_every_view() {
+    let calls = json_calls(&[], "empty-tool-call.ndjson");
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0]["tool"], "unknown");
+    let progress = stdout_of(&["progress"], "empty-tool-call.ndjson");
+    assert!(progress.contains("· 1 tool: 1 unknown"), "{progress}");
+}

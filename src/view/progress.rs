@@ -102,7 +102,12 @@ impl ProgressView {
             return Ok(());
         };
         let call_id = call.call_id.as_deref();
-        let Some(body) = call.call else { return Ok(()) };
+        // A `tool_call` that names no tool is still a call (`tools` and `stats` count it).
+        let body = call.call.unwrap_or(tool_call::Call {
+            tool: "unknown".into(),
+            args: None,
+            result: None,
+        });
         match call.phase {
             Phase::Started => {
                 let started_at = call.started_at_ms.or(call.timestamp_ms);

@@ -277,8 +277,20 @@ impl View for StatsView {
                 self.tool_call(ev);
             }
             EventKind::Thinking => {
-                let phase = match &ev.head.subtype {
-                    Subtype::Known(Some(s)) if s == "completed" => ThinkingPhase::Completed,
+                // The subtype may be anywhere in the line: read it when the peek did not.
+                let subtype = match &ev.head.subtype {
+                    Subtype::Known(s) => s.clone(),
+                    Subtype::NotPeeked => {
+                        crate::event::parse_head(ev.line)
+                            .ok()
+                            .and_then(|h| match h.subtype {
+                                Subtype::Known(s) => s,
+                                Subtype::NotPeeked => None,
+                            })
+                    }
+                };
+                let phase = match subtype.as_deref() {
+                    Some("completed") => ThinkingPhase::Completed,
                     _ => ThinkingPhase::Delta,
                 };
                 if phase == ThinkingPhase::Completed {
