@@ -7,28 +7,16 @@
 //!
 //! Whole-program comparisons with jq and `wc -l` on a 1 GiB file are in `scripts/bench.sh`.
 
-use std::io;
 use std::sync::OnceLock;
 
 use divan::counter::BytesCount;
 use divan::{Bencher, black_box};
 
-use cursor_stream::diag::Diag;
-use cursor_stream::dispatch::Dispatcher;
-use cursor_stream::event;
-use cursor_stream::filter::EventFilter;
-use cursor_stream::line_buffer::LineReader;
-use cursor_stream::output::{Output, OutputMode};
-use cursor_stream::view::check::{CheckOptions, CheckView};
-use cursor_stream::view::events::{EventsOptions, EventsView};
-use cursor_stream::view::get::{GetOptions, GetView};
-use cursor_stream::view::json::JsonView;
-use cursor_stream::view::progress::{ProgressOptions, ProgressView};
-use cursor_stream::view::result::ResultView;
-use cursor_stream::view::stats::{StatsOptions, StatsView};
-use cursor_stream::view::text::{TextOptions, TextView};
-use cursor_stream::view::tools::{ToolsOptions, ToolsView};
-use cursor_stream::view::{Ctx, View};
+use cursor_stream::testing::{
+    CheckOptions, EventFilter, EventsOptions, GetOptions, LineReader, ProgressOptions,
+    StatsOptions, TextOptions, ToolsOptions, ViewChoice, peek_is_event, read_cursor_assistant,
+    run_discarding,
+};
 
 #[allow(dead_code)]
 #[path = "../examples/generate.rs"]
@@ -85,7 +73,7 @@ fn peek_type(bencher: Bencher) {
     let lines = lines(data);
     bencher.counter(BytesCount::new(data.len())).bench(|| {
         for line in &lines {
-            let _ = black_box(event::peek(line));
+            black_box(peek_is_event(line));
         }
     });
 }
@@ -100,101 +88,92 @@ fn read_assistant(bencher: Bencher) {
         .bench_local(|| {
             for line in &lines {
                 text.clear();
-                let _ = black_box(event::read_assistant(line, &mut text));
+                black_box(read_cursor_assistant(line, &mut text));
             }
         });
 }
 
-fn run_view<V: View>(bencher: Bencher, data: &'static [u8], make: impl Fn() -> V) {
+fn run_view(bencher: Bencher, data: &'static [u8], choice: ViewChoice) {
     bencher
         .counter(BytesCount::new(data.len()))
-        .bench_local(|| {
-            let out = Output::new(
-                Box::new(io::sink()),
-                Box::new(io::sink()),
-                OutputMode::default(),
-            );
-            let ctx = Ctx::new(out, Diag::new(false, true));
-            let mut dispatcher = Dispatcher::new(make(), ctx, None);
-            dispatcher.feed("bench", data).unwrap();
-            black_box(dispatcher.finish().unwrap())
-        });
+        .bench_local(|| black_box(run_discarding(&choice, None, data)));
 }
 
 #[divan::bench]
 fn view_text(bencher: Bencher) {
-    run_view(bencher, log(), || TextView::new(TextOptions::default()));
+    run_view(bencher, log(), ViewChoice::Text(TextOptions::default()));
 }
 
 #[divan::bench]
 fn view_text_deltas_only(bencher: Bencher) {
-    run_view(bencher, deltas(), || TextView::new(TextOptions::default()));
+    run_view(bencher, deltas(), ViewChoice::Text(TextOptions::default()));
 }
 
 #[divan::bench]
 fn view_result(bencher: Bencher) {
-    run_view(bencher, log(), || ResultView);
+    run_view(bencher, log(), ViewChoice::Result);
 }
 
 #[divan::bench]
 fn view_json(bencher: Bencher) {
-    run_view(bencher, log(), || JsonView);
+    run_view(bencher, log(), ViewChoice::Json);
 }
 
 #[divan::bench]
 fn view_tools_json(bencher: Bencher) {
-    run_view(bencher, log(), || {
-        ToolsView::new(ToolsOptions {
+    run_view(
+        bencher,
+        log(),
+        ViewChoice::Tools(ToolsOptions {
             json: true,
             ..ToolsOptions::default()
-        })
-    });
+        }),
+    );
 }
 
 #[divan::bench]
 fn view_tools(bencher: Bencher) {
-    run_view(bencher, log(), || ToolsView::new(ToolsOptions::default()));
+    run_view(bencher, log(), ViewChoice::Tools(ToolsOptions::default()));
 }
 
 #[divan::bench]
 fn view_progress(bencher: Bencher) {
-    run_view(bencher, log(), || {
-        ProgressView::new(ProgressOptions::default())
-    });
+    run_view(
+        bencher,
+        log(),
+        ViewChoice::Progress(ProgressOptions::default()),
+    );
 }
 
 #[divan::bench]
 fn view_get_text(bencher: Bencher) {
-    run_view(bencher, log(), || {
-        let filter = EventFilter {
-            types: vec!["assistant".into()],
-            ..EventFilter::default()
-        };
-        GetView::new(GetOptions {
-            paths: ".message.content[].text".parse().unwrap(),
-            filter,
-            raw: true,
-            join: true,
-            exit_status: false,
-        })
-    });
+    let filter = EventFilter {
+        types: vec!["assistant".into()],
+        ..EventFilter::default()
+    };
+    let opts = GetOptions {
+        paths: ".message.content[].text".parse().unwrap(),
+        filter,
+        raw: true,
+        join: true,
+        exit_status: false,
+    };
+    run_view(bencher, log(), ViewChoice::Get(opts));
 }
 
 #[divan::bench]
 fn view_events_tool_call(bencher: Bencher) {
-    run_view(bencher, log(), || {
-        let mut opts = EventsOptions::default();
-        opts.filter.types = vec!["tool_call".into()];
-        EventsView::new(opts)
-    });
+    let mut opts = EventsOptions::default();
+    opts.filter.types = vec!["tool_call".into()];
+    run_view(bencher, log(), ViewChoice::Events(opts));
 }
 
 #[divan::bench]
 fn view_stats(bencher: Bencher) {
-    run_view(bencher, log(), || StatsView::new(StatsOptions::default()));
+    run_view(bencher, log(), ViewChoice::Stats(StatsOptions::default()));
 }
 
 #[divan::bench]
 fn view_check(bencher: Bencher) {
-    run_view(bencher, log(), || CheckView::new(CheckOptions::default()));
+    run_view(bencher, log(), ViewChoice::Check(CheckOptions::default()));
 }

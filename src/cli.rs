@@ -1,39 +1,42 @@
-//! Command-line flags, parsed once and resolved into a [`Config`].
+//! The command line (clap only); `config` resolves it into a plain `Config`.
 
 use std::ffi::OsString;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::filter::EventFilter;
-use crate::path::Paths;
-use crate::run::RunOptions;
-use crate::view::check::CheckOptions;
-use crate::view::events::EventsOptions;
-use crate::view::get::GetOptions;
-use crate::view::progress::ProgressOptions;
-use crate::view::stats::StatsOptions;
-use crate::view::text::TextOptions;
-use crate::view::tools::{CallFilter, ToolsOptions};
+use crate::agent::event::Agent;
+use crate::config::parse_size;
+use crate::view::filter::EventFilter;
+use crate::view::get::path::Paths;
 
 const AFTER_HELP: &str = "\
+Agents read (told apart automatically, or named with --agent):
+  cursor    agent -p … --output-format stream-json [--stream-partial-output]
+  claude    claude -p … --output-format stream-json --verbose [--include-partial-messages]
+  codex     codex exec --json …
+  gemini    gemini -p … --output-format stream-json
+  qwen      qwen -p … --output-format stream-json [--include-partial-messages]
+  opencode  opencode run --format json …
+
 Examples:
   agent -p \"fix the build\" --output-format stream-json --stream-partial-output | cursor-stream text
+  claude -p \"…\" --output-format stream-json --verbose | cursor-stream progress
   cursor-stream result run.ndjson              print the final answer; exit status tells success
   cursor-stream json run.ndjson                what --output-format json would have printed
-  cursor-stream text --thinking run.ndjson     the answer on stdout, the reasoning on stderr
+  cursor-stream stats --json logs/*.ndjson     one row per run, each with its agent
 
 Exit status:
-  0  every run in the input ended with a successful result
-  1  a run's result reports a failure (is_error, or a subtype other than success)
+  0  every run in the input ended with a success
+  1  a run failed (the agent's own terminal event says so, or a trap its format is known for)
   2  usage error, or an input could not be read
-  3  the input ended without a result event (the run was killed, crashed or failed)
+  3  the input ended without a run's terminal event (the run was killed, crashed or failed)
   4  --strict (or --max-line) and a line of the input was not usable";
 
-/// Read the Cursor Agent CLI's stream-json output and show what you need: the answer, live
-/// and exactly once; the final result with an honest exit status; the CLI's own json format.
+/// Read the NDJSON streams of AI coding agents (Cursor, Claude Code, Codex, Gemini CLI,
+/// Qwen Code, OpenCode) and show what you need: the answer, live and exactly once; the tool
+/// calls; the final result with an honest exit status.
 #[derive(Debug, Parser)]
 #[command(name = "cursor-stream", version, after_help = AFTER_HELP, max_term_width = 100)]
 pub struct Cli {
@@ -71,6 +74,37 @@ pub struct GlobalArgs {
     /// Copy the raw input to FILE as it is read (the whole log, whatever the view shows).
     #[arg(long, global = true, value_name = "FILE")]
     pub tee: Option<PathBuf>,
+
+    /// The agent that wrote the stream. `auto` tells it from the first events of each run
+    /// (a stream that tells nothing is read as Cursor's); name it for a stream cut before
+    /// its first line.
+    #[arg(long, value_enum, default_value_t = AgentChoice::Auto, global = true, value_name = "AGENT")]
+    pub agent: AgentChoice,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AgentChoice {
+    Auto,
+    Cursor,
+    Claude,
+    Codex,
+    Gemini,
+    Qwen,
+    Opencode,
+}
+
+impl AgentChoice {
+    pub fn agent(self) -> Option<Agent> {
+        match self {
+            AgentChoice::Auto => None,
+            AgentChoice::Cursor => Some(Agent::Cursor),
+            AgentChoice::Claude => Some(Agent::Claude),
+            AgentChoice::Codex => Some(Agent::Codex),
+            AgentChoice::Gemini => Some(Agent::Gemini),
+            AgentChoice::Qwen => Some(Agent::Qwen),
+            AgentChoice::Opencode => Some(Agent::OpenCode),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -86,18 +120,22 @@ pub enum Command {
     #[command(after_help = "\
 Examples:
   agent -p \"…\" --output-format stream-json --stream-partial-output | cursor-stream text
+  claude -p \"…\" --output-format stream-json --verbose --include-partial-messages | cursor-stream text
   cursor-stream text --separator '\\n\\n' run.ndjson    a blank line between segments
   cursor-stream text --thinking run.ndjson 2>thinking.txt")]
     Text(TextArgs),
 
-    /// The final result text of each run (exit 0 success, 1 failed run, 3 no result).
+    /// The final answer of each run, as its agent defines it (exit 0 success, 1 failed run,
+    /// 3 no result).
     #[command(after_help = "\
 Examples:
   answer=$(cursor-stream result run.ndjson) || echo \"the agent run did not succeed\"
-  cursor-stream result logs/*.ndjson            one result per run, in order")]
+  cursor-stream result logs/*.ndjson            one result per run, in order
+  gemini -p \"summarise src/\" --output-format stream-json | cursor-stream result")]
     Result(InputArgs),
 
-    /// Exactly what `--output-format json` prints: the result event, one line per run.
+    /// One JSON object per run: Cursor's and Claude's result line byte for byte (what their
+    /// `--output-format json` prints); for Codex, Gemini and OpenCode a documented object.
     #[command(after_help = "\
 Examples:
   cursor-stream json run.ndjson | jq .usage
@@ -113,8 +151,9 @@ Examples:
   cursor-stream tools --tool shell --json run.ndjson | jq -r .args.command
   agent -p \"…\" --output-format stream-json | cursor-stream tools --starts
 
-Statuses: ok (success), rejected, error, failure, timeout, … (the result's variant),
-pending (the run ended before the call completed), unknown (completed without a result).")]
+Statuses: ok (success); the agent's word for a failure (rejected, error, failed, declined,
+timeout, …); pending (the run ended before the call completed); unknown (ended without
+saying how).")]
     Tools(ToolsArgs),
 
     /// A live activity log: one line per action as it happens ("Ran `cargo test` (exit 0,
@@ -123,6 +162,7 @@ pending (the run ended before the call completed), unknown (completed without a 
 Examples:
   agent -p \"…\" --output-format stream-json --stream-partial-output | cursor-stream progress
   agent -p \"…\" --output-format stream-json | cursor-stream progress --activity-stderr > answer.txt
+  codex exec --json \"update the changelog\" | cursor-stream progress
   cursor-stream progress --thinking run.ndjson")]
     Progress(ProgressArgs),
 
@@ -132,7 +172,8 @@ Examples:
   cursor-stream events --type tool_call --subtype completed --tool shell logs/*.ndjson
   cursor-stream events --last-session logs/all.ndjson > last-run.ndjson
   cursor-stream events -c --type thinking run.ndjson
-  cursor-stream events --invert --type assistant,thinking run.ndjson")]
+  cursor-stream events --invert --type assistant,thinking run.ndjson
+  cursor-stream events --type item.completed codex.jsonl      types are the agent's own")]
     Events(EventsArgs),
 
     /// jq-style extraction: the values a path leads to in each event, one per line.
@@ -150,7 +191,8 @@ Exit status: 0; 5 when a step failed on some event (as jq); with -e, 1 when the 
 is false or null and 4 when there was none.")]
     Get(GetArgs),
 
-    /// One row per run: model, status, duration, answer length, thinking, tokens, tool calls.
+    /// One row per run: agent, model, status, duration, answer length, thinking, tokens, tool
+    /// calls.
     #[command(after_help = "\
 Examples:
   cursor-stream stats logs/*.ndjson
@@ -170,11 +212,14 @@ Examples:
   cursor-stream run -- agent -p \"fix the build\" --output-format stream-json --stream-partial-output
   cursor-stream run --view text --idle-timeout 5m -- agent -p \"…\" --output-format stream-json
   cursor-stream run --view json --tee run.ndjson -- agent -p \"…\" --output-format stream-json
+  cursor-stream run -- claude -p \"…\" --output-format stream-json --verbose
 
 Exit status: as the view's (0 success, 1 failed run, 3 no result), except: 124 when the agent
 printed nothing for --idle-timeout, 127 when it could not be started, 130 on Ctrl-C, and the
-agent's own status (or 128 + signal) when it failed without a result. An agent still running
---grace after its result is stopped (SIGTERM, then SIGKILL), with everything it started.")]
+agent's own status (or 128 + signal) when it failed without its terminal event. An agent
+still running --grace after its terminal event (Cursor's and Claude's result, Codex's
+turn.completed, Gemini's result, OpenCode's final step) is stopped (SIGTERM, then SIGKILL),
+with everything it started.")]
     Run(RunArgs),
 
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -202,7 +247,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = RunView::Progress)]
     pub view: RunView,
 
-    /// How long the agent may keep running after its result before it is stopped.
+    /// How long the agent may keep running after its terminal event before it is stopped.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
     pub grace: Duration,
 
@@ -232,7 +277,8 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 /// Selecting events, for `events` and `get`.
 #[derive(Debug, Args)]
 pub struct FilterArgs {
-    /// Only events of these types (system, user, assistant, thinking, tool_call, result, …).
+    /// Only events of these types, as the agent names them (assistant, tool_call, result,
+    /// stream_event, item.completed, message, step_finish, …).
     #[arg(long = "type", value_name = "TYPE", value_delimiter = ',')]
     pub types: Vec<String>,
 
@@ -240,7 +286,8 @@ pub struct FilterArgs {
     #[arg(long, value_name = "SUBTYPE", value_delimiter = ',')]
     pub subtype: Vec<String>,
 
-    /// Only tool_call events of these tools (shell, read, edit, …).
+    /// Only the events that start or end a call of these tools (shell, Bash,
+    /// command_execution, run_shell_command, …).
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     pub tool: Vec<String>,
 
@@ -254,7 +301,7 @@ pub struct FilterArgs {
 }
 
 impl FilterArgs {
-    fn resolve(self) -> EventFilter {
+    pub(crate) fn into_filter(self) -> EventFilter {
         EventFilter {
             types: self.types,
             subtypes: self.subtype,
@@ -402,247 +449,9 @@ pub struct ProgressArgs {
     pub thinking: bool,
 }
 
-/// One input, in the order given.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Input {
-    Stdin,
-    Path(PathBuf),
-}
-
-impl Input {
-    pub fn name(&self) -> String {
-        match self {
-            Input::Stdin => "<stdin>".to_string(),
-            Input::Path(p) => p.display().to_string(),
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub enum ViewChoice {
-    Text(TextOptions),
-    Result,
-    Json,
-    Tools(ToolsOptions),
-    Progress(ProgressOptions),
-    Events(EventsOptions),
-    Get(GetOptions),
-    Stats(StatsOptions),
-    Check(CheckOptions),
-}
-
-/// Everything a run needs, decided once.
-#[derive(Debug, Clone)]
-pub struct Config {
-    pub view: ViewChoice,
-    /// For `run`: the agent to start (and the inputs are its stdout).
-    pub run: Option<RunOptions>,
-    pub inputs: Vec<Input>,
-    pub strict: bool,
-    pub quiet: bool,
-    pub line_buffered: bool,
-    pub max_line: Option<usize>,
-    pub tee: Option<PathBuf>,
-    pub color_out: bool,
-    pub color_err: bool,
-    pub out_is_terminal: bool,
-    pub err_is_terminal: bool,
-}
-
-/// What the command line asks for.
-pub enum Action {
-    View(Box<Config>),
-    Completions(clap_complete::Shell),
-    Man,
-}
-
-impl Cli {
-    pub fn resolve(self) -> Action {
-        let mut run = None;
-        let (view, input) = match self.command {
-            Command::Completions { shell } => return Action::Completions(shell),
-            Command::Man => return Action::Man,
-            Command::Run(a) => {
-                let view = match a.view {
-                    RunView::Progress => ViewChoice::Progress(ProgressOptions::default()),
-                    RunView::Text => ViewChoice::Text(TextOptions::default()),
-                    RunView::Tools => ViewChoice::Tools(ToolsOptions::default()),
-                    RunView::Result => ViewChoice::Result,
-                    RunView::Json => ViewChoice::Json,
-                };
-                run = Some(RunOptions {
-                    command: a.command,
-                    grace: a.grace,
-                    idle_timeout: a.idle_timeout,
-                });
-                (view, InputArgs { files: Vec::new() })
-            }
-            Command::Text(a) => (
-                ViewChoice::Text(TextOptions {
-                    separator: a.separator.as_deref().map(unescape),
-                    thinking: a.thinking,
-                }),
-                a.input,
-            ),
-            Command::Result(a) => (ViewChoice::Result, a),
-            Command::Json(a) => (ViewChoice::Json, a),
-            Command::Tools(a) => {
-                let mut statuses = a.status;
-                if a.failed {
-                    statuses.push("failed".to_string());
-                }
-                let opts = ToolsOptions {
-                    json: a.json,
-                    starts: a.starts,
-                    filter: CallFilter {
-                        tools: a.tool,
-                        statuses,
-                        session: a.session,
-                    },
-                };
-                (ViewChoice::Tools(opts), a.input)
-            }
-            Command::Progress(a) => (
-                ViewChoice::Progress(ProgressOptions {
-                    activity_stderr: a.activity_stderr,
-                    thinking: a.thinking,
-                }),
-                a.input,
-            ),
-            Command::Events(a) => (
-                ViewChoice::Events(EventsOptions {
-                    filter: a.filter.resolve(),
-                    last_session: a.last_session,
-                    count: a.count,
-                }),
-                a.input,
-            ),
-            Command::Get(a) => (
-                ViewChoice::Get(GetOptions {
-                    paths: a.paths,
-                    filter: a.filter.resolve(),
-                    raw: a.raw_output,
-                    join: a.join_output,
-                    exit_status: a.exit_status,
-                }),
-                a.input,
-            ),
-            Command::Stats(a) => (ViewChoice::Stats(StatsOptions { json: a.json }), a.input),
-            Command::Check(a) => (ViewChoice::Check(CheckOptions { json: a.json }), a.input),
-        };
-        let out_is_terminal = std::io::stdout().is_terminal();
-        let err_is_terminal = std::io::stderr().is_terminal();
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        let color = |is_terminal: bool| match self.global.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => is_terminal && !no_color,
-        };
-        Action::View(Box::new(Config {
-            view,
-            run,
-            inputs: inputs(input.files),
-            strict: self.global.strict,
-            quiet: self.global.quiet,
-            line_buffered: self.global.line_buffered,
-            max_line: self.global.max_line,
-            tee: self.global.tee,
-            color_out: color(out_is_terminal),
-            color_err: color(err_is_terminal),
-            out_is_terminal,
-            err_is_terminal,
-        }))
-    }
-}
-
-fn inputs(files: Vec<PathBuf>) -> Vec<Input> {
-    if files.is_empty() {
-        return vec![Input::Stdin];
-    }
-    files
-        .into_iter()
-        .map(|f| {
-            if f.as_os_str() == "-" {
-                Input::Stdin
-            } else {
-                Input::Path(f)
-            }
-        })
-        .collect()
-}
-
-/// `\n`, `\t`, `\r`, `\0` and `\\`; any other backslash stays as written.
-fn unescape(s: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(s.len());
-    let mut bytes = s.bytes();
-    while let Some(b) = bytes.next() {
-        if b != b'\\' {
-            out.push(b);
-            continue;
-        }
-        match bytes.next() {
-            Some(b'n') => out.push(b'\n'),
-            Some(b't') => out.push(b'\t'),
-            Some(b'r') => out.push(b'\r'),
-            Some(b'0') => out.push(0),
-            Some(b'\\') => out.push(b'\\'),
-            Some(other) => out.extend_from_slice(&[b'\\', other]),
-            None => out.push(b'\\'),
-        }
-    }
-    out
-}
-
-/// `1048576`, `512K`, `64M`, `1G` (binary units; `KiB`, `MB` and the like are accepted).
-fn parse_size(s: &str) -> Result<usize, String> {
-    let s = s.trim();
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (digits, unit) = s.split_at(split);
-    let n: usize = digits
-        .parse()
-        .map_err(|_| format!("`{s}` is not a size such as 4096, 512K, 64M or 1G"))?;
-    let shift = match unit.trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 0,
-        "K" | "KB" | "KIB" => 10,
-        "M" | "MB" | "MIB" => 20,
-        "G" | "GB" | "GIB" => 30,
-        _ => return Err(format!("unknown unit in `{s}`: use K, M or G")),
-    };
-    n.checked_mul(1 << shift)
-        .filter(|&n| n > 0)
-        .ok_or_else(|| format!("`{s}` is not a usable size"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes() {
-        assert_eq!(parse_size("4096"), Ok(4096));
-        assert_eq!(parse_size("512K"), Ok(512 << 10));
-        assert_eq!(parse_size("64MiB"), Ok(64 << 20));
-        assert_eq!(parse_size("1g"), Ok(1 << 30));
-        assert!(parse_size("0").is_err());
-        assert!(parse_size("12 parsecs").is_err());
-        assert!(parse_size("M").is_err());
-    }
-
-    #[test]
-    fn separator_escapes() {
-        assert_eq!(unescape(r"\n\n"), b"\n\n");
-        assert_eq!(unescape(r"a\tb\\c\q"), b"a\tb\\c\\q");
-        assert_eq!(unescape("---"), b"---");
-    }
-
-    #[test]
-    fn dash_and_nothing_mean_stdin() {
-        assert_eq!(inputs(vec![]), vec![Input::Stdin]);
-        assert_eq!(
-            inputs(vec!["a".into(), "-".into()]),
-            vec![Input::Path("a".into()), Input::Stdin]
-        );
-    }
 
     #[test]
     fn clap_definition_is_valid() {

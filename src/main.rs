@@ -3,12 +3,11 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 
-use cursor_stream::cli::{Action, Cli};
-use cursor_stream::diag::BadInput;
-use cursor_stream::session::ExitStatus;
+use cursor_stream::cli::Cli;
+use cursor_stream::{Action, Config, ExitStatus};
 
 fn main() -> ExitCode {
-    let config = match Cli::parse().resolve() {
+    let config = match Config::from_cli(Cli::parse()) {
         Action::View(config) => config,
         Action::Completions(shell) => {
             let mut cmd = Cli::command();
@@ -55,9 +54,5 @@ fn exit_for(err: &anyhow::Error) -> ExitCode {
         return ExitCode::from(ExitStatus::SUCCESS.code());
     }
     eprintln!("cursor-stream: error: {err:#}");
-    if err.downcast_ref::<BadInput>().is_some() {
-        ExitCode::from(ExitStatus::BAD_INPUT.code())
-    } else {
-        ExitCode::from(ExitStatus::ERROR.code())
-    }
+    ExitCode::from(cursor_stream::error_status(err).code())
 }

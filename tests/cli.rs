@@ -342,7 +342,7 @@ fn help_has_examples_and_the_exit_statuses() {
         predicate::str::contains("Examples:")
             .and(predicate::str::contains("Exit status:"))
             .and(predicate::str::contains(
-                "3  the input ended without a result",
+                "3  the input ended without a run's terminal event",
             )),
     );
     for view in ["text", "result", "json"] {

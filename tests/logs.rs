@@ -297,14 +297,15 @@ fn stats_has_a_row_per_run_and_totals() {
     let text = String::from_utf8(stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 4, "{text}");
-    assert!(lines[0].starts_with("SESSION   MODEL"), "{text}");
-    assert!(lines[1].starts_with("0b7e4d21  Auto              success         9.1 s       92 B      2          9,120/211  3 (3 ok; edit 1, read 1, shell 1)  /tmp/notes"), "{text}");
+    assert!(lines[0].starts_with("AGENT     SESSION   MODEL"), "{text}");
+    assert!(lines[1].starts_with("cursor    0b7e4d21  Auto              success         9.1 s       92 B      2          9,120/211  3 (3 ok; edit 1, read 1, shell 1)  /tmp/notes"), "{text}");
     assert!(
-        lines[2].starts_with("1e27aa42  Auto              success         4.3 s       36 B"),
+        lines[2]
+            .starts_with("cursor    1e27aa42  Auto              success         4.3 s       36 B"),
         "{text}"
     );
     assert!(
-        lines[3].starts_with("TOTAL     -                 2 runs"),
+        lines[3].starts_with("-         TOTAL     -                 2 runs"),
         "{text}"
     );
     assert!(
@@ -365,7 +366,7 @@ fn check_reports_each_problem_with_its_line() {
         "<stdin>:6: missing_session_id: connection event without session_id",
         "<stdin>:7: malformed_line: not JSON",
         "<stdin>:4: call_never_completed: shell call \"y\" started but never completed",
-        "<stdin>:8: text_differs: session s1: the text rebuilt from the assistant events (5 bytes) differs from the result (7 bytes)",
+        "<stdin>:8: text_differs: session s1: the text rebuilt from the stream (5 bytes) differs from the final answer (7 bytes)",
         "<stdin>:9: duplicate_result: a second result event for session s1",
         "<stdin>:11: malformed_line: truncated last line",
         "<stdin>:11: no_result: session s2 ended without a result event",

@@ -9,15 +9,10 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
-use cursor_stream::cli::ViewChoice;
-use cursor_stream::line_buffer::LineReader;
-use cursor_stream::run_captured;
-use cursor_stream::view::check::CheckOptions;
-use cursor_stream::view::events::EventsOptions;
-use cursor_stream::view::progress::ProgressOptions;
-use cursor_stream::view::stats::StatsOptions;
-use cursor_stream::view::text::TextOptions;
-use cursor_stream::view::tools::ToolsOptions;
+use cursor_stream::testing::{
+    CheckOptions, EventsOptions, LineReader, ProgressOptions, StatsOptions, TextOptions,
+    ToolsOptions, ViewChoice, run_captured,
+};
 
 /// Hands out its data in reads of the given sizes, in turn.
 struct Chunked {

@@ -96,6 +96,8 @@ fn tools_json_schema() {
         "started_at_ms",
         "completed_at_ms",
         "duration_ms",
+        "agent",
+        "parent_call_id",
     ];
     let mut sorted = keys.clone();
     sorted.sort();

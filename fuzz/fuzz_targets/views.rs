@@ -12,17 +12,10 @@ use std::io::{self, Read};
 
 use libfuzzer_sys::fuzz_target;
 
-use cursor_stream::cli::ViewChoice;
-use cursor_stream::filter::EventFilter;
-use cursor_stream::path::Paths;
-use cursor_stream::view::check::CheckOptions;
-use cursor_stream::view::events::EventsOptions;
-use cursor_stream::view::get::GetOptions;
-use cursor_stream::view::progress::ProgressOptions;
-use cursor_stream::view::stats::StatsOptions;
-use cursor_stream::view::text::TextOptions;
-use cursor_stream::view::tools::ToolsOptions;
-use cursor_stream::{Captured, run_captured};
+use cursor_stream::testing::{
+    Captured, CheckOptions, EventFilter, EventsOptions, GetOptions, Paths, ProgressOptions,
+    StatsOptions, TextOptions, ToolsOptions, ViewChoice, run_captured,
+};
 
 /// Hands out its data in reads of a fixed size.
 struct Chunked {

@@ -1,36 +1,36 @@
-//! `check`: validate a stream against the format and report what is wrong, by line.
+//! `check`: validate a stream and report what is wrong, by line, for every agent.
 //!
 //! Every line is parsed in full (a view that shows text only parses what it needs; a
 //! validator cannot). Problems, each with its file and line:
 //!
-//! | kind | what |
-//! |---|---|
-//! | `malformed_line` | not JSON, not an object, no usable `type`, or truncated |
-//! | `unreadable_event` | a known event whose fields have the wrong shape |
-//! | `missing_session_id` | an event without `session_id` (transport events included) |
-//! | `completion_without_start` | a `tool_call` completion whose `call_id` never started |
-//! | `call_never_completed` | a started call with no completion before its run ended |
-//! | `duplicate_result` | a second `result` for the same session |
-//! | `text_differs` | the answer rebuilt from the assistant events is not the `result` text |
-//! | `no_result` | a run that ended without a `result` |
+//! | kind | what | applies to |
+//! |---|---|---|
+//! | `malformed_line` | not JSON, not an object, no usable `type`, or truncated | all |
+//! | `unreadable_event` | a known event whose fields have the wrong shape | all |
+//! | `missing_session_id` | an event without `session_id` (transport events included) | Cursor, Claude, Qwen |
+//! | `completion_without_start` | a tool call that ended without having started | all |
+//! | `call_never_completed` | a started call with no end before its run ended | all |
+//! | `duplicate_result` | a second terminal event for the same session | Cursor (one result per session) |
+//! | `text_differs` | the answer rebuilt from the stream is not the run's final answer | Cursor, Claude, Qwen |
+//! | `no_result` | a run that ended without its terminal event | all |
 //!
-//! Event types the tool does not know are counted, not reported as problems. Exit status
-//! 0 when there is no problem, 1 otherwise. `--json` writes one object per problem and a
-//! last object summing up.
+//! Event types the run's agent does not know are counted, not reported as problems. Exit
+//! status 0 when there is no problem, 1 otherwise. `--json` writes one object per problem
+//! and a last object summing up.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Display;
 
-use serde::Deserialize;
 use serde::Serialize;
 use serde::de::IgnoredAny;
 
-use crate::answer::Answer;
-use crate::calls::CallTracker;
-use crate::event::{self, BadLine, EventKind, KindSet};
-use crate::line_buffer::Line;
-use crate::session::{ExitStatus, Outcome, Sessions};
-use crate::tool_call::{self, Phase};
-use crate::view::{Ctx, Event, SessionEnd, View};
+use crate::agent::event::{Agent, AnswerCheck, Event, Outcome, RunEnd, StatusClass, Wants};
+use crate::agent::{AnyDialect, RawLine};
+use crate::exit::ExitStatus;
+use crate::input::peek::{BadLine, Head, TypeSet};
+use crate::out::diag::{Excerpt, Reading};
+use crate::runs::Runs;
+use crate::view::{Ctx, View};
 
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
@@ -68,8 +68,8 @@ struct Summary<'a> {
 
 pub struct CheckView {
     opts: CheckOptions,
-    answer: Answer,
-    tracker: CallTracker<Position>,
+    /// Where each call of the run started, by its position in start order.
+    starts: HashMap<u64, Position>,
     sessions_with_result: HashSet<String>,
     by_kind: BTreeMap<&'static str, u64>,
     unknown_types: BTreeMap<String, u64>,
@@ -81,8 +81,7 @@ impl CheckView {
     pub fn new(opts: CheckOptions) -> CheckView {
         CheckView {
             opts,
-            answer: Answer::default(),
-            tracker: CallTracker::default(),
+            starts: HashMap::new(),
             sessions_with_result: HashSet::new(),
             by_kind: BTreeMap::new(),
             unknown_types: BTreeMap::new(),
@@ -122,35 +121,14 @@ impl CheckView {
         Ok(())
     }
 
-    fn tool_call(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        self.answer.tool_call();
-        let call = match tool_call::read_tool_call::<IgnoredAny, IgnoredAny>(ev.line) {
-            Ok(call) => call,
-            Err(e) => {
-                let at = Self::here(ctx);
-                return self.problem(&at, "unreadable_event", &format!("tool_call: {e}"), ctx);
-            }
-        };
-        let id = call.call_id.as_deref();
-        let kind = call.call.as_ref().map_or("unknown", |c| c.tool.as_ref());
-        match call.phase {
-            Phase::Started => {
-                self.tracker.start(id, kind, Some(Self::here(ctx)), None);
-            }
-            Phase::Completed => {
-                let done = self.tracker.complete(id);
-                if done.is_some_and(|d| d.started.is_none()) {
-                    let at = Self::here(ctx);
-                    let message = format!(
-                        "{kind} call {} completed without a started event",
-                        quoted(id)
-                    );
-                    self.problem(&at, "completion_without_start", &message, ctx)?;
-                }
-            }
-            Phase::Other => {}
-        }
-        Ok(())
+    fn problem_here(
+        &mut self,
+        kind: &'static str,
+        message: &str,
+        ctx: &mut Ctx,
+    ) -> anyhow::Result<()> {
+        let at = Self::here(ctx);
+        self.problem(&at, kind, message, ctx)
     }
 }
 
@@ -160,132 +138,141 @@ fn quoted(id: Option<&str>) -> String {
     })
 }
 
-#[derive(Deserialize)]
-struct Common {
-    #[serde(default)]
-    session_id: Option<IgnoredAny>,
-}
-
 impl View for CheckView {
-    fn interest(&self) -> KindSet {
-        KindSet::ALL
+    fn wants(&self) -> Wants {
+        Wants::TEXT | Wants::THINKING | Wants::TOOLS | Wants::NOTICES | Wants::FINAL
+    }
+
+    fn raw_types(&self) -> TypeSet {
+        TypeSet::ALL
     }
 
     fn reports_runs(&self) -> bool {
         false
     }
 
-    fn exit_status(&self, _runs: &Sessions) -> ExitStatus {
+    fn exit_status(&self, _runs: &Runs) -> ExitStatus {
         if self.by_kind.is_empty() {
             ExitStatus::SUCCESS
         } else {
-            ExitStatus(1)
+            ExitStatus::PROBLEMS
         }
     }
 
-    fn session_start(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
-        self.answer.reset();
+    fn run_start(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
+        self.starts.clear();
         self.runs += 1;
         Ok(())
     }
 
-    fn bad_line(&mut self, bad: &BadLine, line: &Line<'_>, ctx: &mut Ctx) -> anyhow::Result<bool> {
-        let at = Self::here(ctx);
+    fn bad_line(
+        &mut self,
+        line: &RawLine<'_>,
+        bad: &BadLine,
+        ctx: &mut Ctx,
+    ) -> anyhow::Result<bool> {
         let what = if line.unterminated {
             format!("truncated last line: {bad}")
         } else {
             bad.to_string()
         };
-        let message = format!("{what}: {}", crate::diag::Excerpt(line.bytes));
-        self.problem(&at, "malformed_line", &message, ctx)?;
+        let message = format!("{what}: {}", Excerpt(line.bytes));
+        self.problem_here("malformed_line", &message, ctx)?;
+        Ok(true)
+    }
+
+    fn before(
+        &mut self,
+        line: &RawLine<'_>,
+        head: &Head,
+        dialect: &AnyDialect,
+        ctx: &mut Ctx,
+    ) -> anyhow::Result<bool> {
+        self.events += 1;
+        if let Err(e) = serde_json::from_slice::<IgnoredAny>(line.bytes) {
+            let message = format!("not JSON ({e}): {}", Excerpt(line.bytes));
+            self.problem_here("malformed_line", &message, ctx)?;
+            return Ok(false);
+        }
+        if let Some(message) = dialect.lint(head, line.bytes) {
+            self.problem_here("missing_session_id", &message, ctx)?;
+        }
+        if !dialect.classify(head.name).known {
+            *self
+                .unknown_types
+                .entry(head.type_name.to_string())
+                .or_default() += 1;
+        }
+        Ok(true)
+    }
+
+    fn unreadable(
+        &mut self,
+        what: Reading,
+        err: &dyn Display,
+        ctx: &mut Ctx,
+    ) -> anyhow::Result<bool> {
+        self.problem_here("unreadable_event", &format!("{}: {err}", what.event), ctx)?;
         Ok(true)
     }
 
     fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        self.events += 1;
-        let common: Common = match serde_json::from_slice(ev.line) {
-            Ok(c) => c,
-            Err(e) => {
-                let at = Self::here(ctx);
-                let message = format!("not JSON ({e}): {}", crate::diag::Excerpt(ev.line));
-                return self.problem(&at, "malformed_line", &message, ctx);
+        match ev {
+            Event::ToolStarted { seq, .. } => {
+                self.starts.insert(*seq, Self::here(ctx));
             }
-        };
-        if common.session_id.is_none() {
-            let at = Self::here(ctx);
-            let message = format!("{} event without session_id", ev.head.type_name);
-            self.problem(&at, "missing_session_id", &message, ctx)?;
-        }
-        match ev.kind() {
-            EventKind::Assistant => {
-                if let Err(e) = self.answer.assistant(ev.line) {
-                    let at = Self::here(ctx);
-                    self.problem(&at, "unreadable_event", &format!("assistant: {e}"), ctx)?;
-                }
+            Event::ToolEnded(end) if end.status.class == StatusClass::Pending => {
+                let at = self
+                    .starts
+                    .remove(&end.seq)
+                    .unwrap_or_else(|| Self::here(ctx));
+                let message = format!(
+                    "{} call {} started but never completed",
+                    end.call.tool,
+                    quoted(end.call.id.as_deref())
+                );
+                self.problem(&at, "call_never_completed", &message, ctx)?;
             }
-            EventKind::ToolCall => self.tool_call(ev, ctx)?,
-            EventKind::Result => match event::read_result(ev.line) {
-                Ok(result) => {
-                    let id = result.session_id.as_deref();
-                    if let Some(id) =
-                        id.filter(|id| !self.sessions_with_result.insert(id.to_string()))
-                    {
-                        let at = Self::here(ctx);
-                        let message = format!("a second result event for session {id}");
-                        self.problem(&at, "duplicate_result", &message, ctx)?;
-                    }
+            Event::ToolEnded(end) => {
+                self.starts.remove(&end.seq);
+                if !end.started {
+                    let message = format!(
+                        "{} call {} completed without a started event",
+                        end.call.tool,
+                        quoted(end.call.id.as_deref())
+                    );
+                    self.problem_here("completion_without_start", &message, ctx)?;
                 }
-                Err(e) => {
-                    let at = Self::here(ctx);
-                    self.problem(&at, "unreadable_event", &format!("result: {e}"), ctx)?;
-                }
-            },
-            EventKind::Other => {
-                *self
-                    .unknown_types
-                    .entry(ev.head.type_name.to_string())
-                    .or_default() += 1;
             }
             _ => {}
         }
         Ok(())
     }
 
-    fn session_end(&mut self, end: &SessionEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        for (id, started) in self.tracker.end_run() {
-            let at = started.args.unwrap_or_else(|| Self::here(ctx));
-            let message = format!(
-                "{} call {} started but never completed",
-                started.tool,
-                quoted(Some(&id))
-            );
-            self.problem(&at, "call_never_completed", &message, ctx)?;
-        }
-        let at = Self::here(ctx);
+    fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         let session = ctx
             .run
             .session_id
             .as_deref()
             .map(|s| format!("session {s}"))
             .unwrap_or_else(|| "a run".to_string());
-        match (&end.result, end.outcome) {
-            (_, Outcome::NoResult) => {
-                let message = format!("{session} ended without a result event");
-                self.problem(&at, "no_result", &message, ctx)?;
-            }
-            (Some(result), _) => {
-                let expected = result.text;
-                if !self.answer.is_empty() && !self.answer.matches(expected) {
-                    let message = format!(
-                        "{session}: the text rebuilt from the assistant events ({} bytes) \
-                         differs from the result ({} bytes)",
-                        self.answer.len(),
-                        expected.len()
-                    );
-                    self.problem(&at, "text_differs", &message, ctx)?;
-                }
-            }
-            (None, _) => {}
+        if end.outcome == Outcome::NoEnd {
+            let message = format!("{session} ended without a result event");
+            return self.problem_here("no_result", &message, ctx);
+        }
+        if ctx.run.agent == Agent::Cursor
+            && let Some(id) = ctx.run.session_id.clone()
+            && !self.sessions_with_result.insert(id.clone())
+        {
+            let message = format!("a second result event for session {id}");
+            self.problem_here("duplicate_result", &message, ctx)?;
+        }
+        if let AnswerCheck::Differs { rebuilt, expected } = end.answer {
+            let message = format!(
+                "{session}: the text rebuilt from the stream ({rebuilt} bytes) differs from \
+                 the final answer ({expected} bytes)"
+            );
+            self.problem_here("text_differs", &message, ctx)?;
         }
         Ok(())
     }

@@ -7,11 +7,13 @@
 //! `-c` counts the matching events (blank and bad lines are not events). Exit status, as
 //! grep's: 0 when some event matched, 1 when none did.
 
-use crate::event::{BadLine, KindSet};
-use crate::filter::EventFilter;
-use crate::line_buffer::Line;
-use crate::session::{ExitStatus, Sessions};
-use crate::view::{Ctx, Event, View};
+use crate::agent::RawLine;
+use crate::agent::event::{Event, Wants};
+use crate::exit::ExitStatus;
+use crate::input::peek::{BadLine, Head, TypeSet};
+use crate::runs::Runs;
+use crate::view::filter::{EventFilter, LineFacts};
+use crate::view::{Ctx, View};
 
 #[derive(Debug, Clone, Default)]
 pub struct EventsOptions {
@@ -25,6 +27,7 @@ pub struct EventsOptions {
 pub struct EventsView {
     opts: EventsOptions,
     matched: u64,
+    facts: LineFacts,
     /// With `--last-session`: the current run's matching lines, written at the end.
     held: Vec<u8>,
 }
@@ -34,6 +37,7 @@ impl EventsView {
         EventsView {
             opts,
             matched: 0,
+            facts: LineFacts::default(),
             held: Vec::new(),
         }
     }
@@ -55,23 +59,27 @@ impl EventsView {
 }
 
 impl View for EventsView {
-    fn interest(&self) -> KindSet {
-        self.opts.filter.interest()
+    fn wants(&self) -> Wants {
+        self.opts.filter.wants()
+    }
+
+    fn raw_types(&self) -> TypeSet {
+        self.opts.filter.raw_types()
     }
 
     fn reports_runs(&self) -> bool {
         false
     }
 
-    fn exit_status(&self, _runs: &Sessions) -> ExitStatus {
+    fn exit_status(&self, _runs: &Runs) -> ExitStatus {
         if self.matched > 0 {
             ExitStatus::SUCCESS
         } else {
-            ExitStatus(1)
+            ExitStatus::NO_MATCH
         }
     }
 
-    fn session_start(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
+    fn run_start(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
         if self.opts.last_session {
             self.held.clear();
             self.matched = 0;
@@ -80,8 +88,13 @@ impl View for EventsView {
     }
 
     fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        if self.opts.filter.passes(ev, &ctx.run) {
-            self.pass(ev.raw, true, ctx)?;
+        self.facts.event(ev, ctx);
+        Ok(())
+    }
+
+    fn after(&mut self, line: &RawLine<'_>, head: &Head, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.opts.filter.passes(line, head, &self.facts, ctx) {
+            self.pass(line.raw, true, ctx)?;
         }
         Ok(())
     }
@@ -93,7 +106,12 @@ impl View for EventsView {
         Ok(())
     }
 
-    fn bad_line(&mut self, _bad: &BadLine, line: &Line<'_>, ctx: &mut Ctx) -> anyhow::Result<bool> {
+    fn bad_line(
+        &mut self,
+        line: &RawLine<'_>,
+        _bad: &BadLine,
+        ctx: &mut Ctx,
+    ) -> anyhow::Result<bool> {
         if self.opts.filter.passes_non_events() {
             self.pass(line.raw, false, ctx)?;
         }

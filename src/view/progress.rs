@@ -1,5 +1,5 @@
 //! `progress`: a live activity log — one short line per action as it happens, the
-//! assistant's answer in between, and a footer per run.
+//! assistant's answer in between, and a footer per run — for every agent.
 //!
 //! ```text
 //! ▶ Composer 2.5 · /home/dev/greeter · session 3f9c1b7a-6e2d-4a8b-9c0d-1e2f3a4b5c6d
@@ -12,24 +12,19 @@
 //! ■ success · 8.1 s · 3 tools: 3 ok · tokens: 12,840 in, 356 out, 9,984 cache read
 //! ```
 //!
-//! A tool call's line is written when it completes (its outcome is known then), in the
-//! order calls complete. With `--activity-stderr` the activity lines and footers go to
-//! stderr and stdout holds only the answer, as `text` writes it.
+//! A tool call's line is written when it ends (its outcome is known then), in the order
+//! calls end. With `--activity-stderr` the activity lines and footers go to stderr and
+//! stdout holds only the answer, as `text` writes it.
 
 use std::collections::BTreeMap;
 
 use anstyle::{AnsiColor, Style};
 
-use crate::answer::Answer;
-use crate::calls::CallTracker;
-use crate::diag::Reading;
-use crate::event::{EventKind, KindSet};
-use crate::human;
-use crate::output::Channel;
-use crate::session::Outcome;
-use crate::tool_call::{self, Args, ArgsSummary, OutcomeSummary, Phase};
+use crate::agent::event::{Event, NoticeKind, Outcome, RunEnd, StatusClass, ToolEnd, Wants};
+use crate::out::{Channel, one_line};
+use crate::view::text::AnswerWriter;
 use crate::view::thinking::Thinking;
-use crate::view::{Ctx, Event, SessionEnd, View, settle_answer};
+use crate::view::{Ctx, View, words};
 
 #[derive(Debug, Clone, Default)]
 pub struct ProgressOptions {
@@ -41,9 +36,9 @@ pub struct ProgressOptions {
 pub struct ProgressView {
     opts: ProgressOptions,
     channel: Channel,
-    answer: Answer,
+    /// The answer is written as `text` writes it.
+    answer: AnswerWriter,
     thinking: Thinking,
-    tracker: CallTracker<ArgsSummary>,
     /// Calls of the current run by status, for the footer.
     counts: BTreeMap<String, u64>,
 }
@@ -58,9 +53,8 @@ impl ProgressView {
         ProgressView {
             opts,
             channel,
-            answer: Answer::default(),
+            answer: AnswerWriter::new(None),
             thinking: Thinking::new(channel),
-            tracker: CallTracker::default(),
             counts: BTreeMap::new(),
         }
     }
@@ -84,153 +78,73 @@ impl ProgressView {
         Ok(())
     }
 
-    fn assistant(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        match ctx.readable(Reading::Assistant, ev.line, self.answer.assistant(ev.line))? {
-            None | Some([]) => Ok(()),
-            Some(new) => {
-                self.thinking.close(ctx)?;
-                ctx.out.write_out(new)?;
-                Ok(())
-            }
+    fn tool_ended(&mut self, end: &ToolEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let call = end.call;
+        let status = end.status;
+        *self
+            .counts
+            .entry(words::status_word(status).to_string())
+            .or_default() += 1;
+        let target = words::target(call.target.as_deref(), ctx.run.cwd.as_deref());
+        if status.class == StatusClass::Pending {
+            let line = format!(
+                "Still running: {}",
+                words::tool_and_target(&call.tool, &target)
+            );
+            return self.activity(ctx, "…", AnsiColor::Cyan, &line);
         }
-    }
-
-    fn tool_call(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        self.answer.tool_call();
-        let read = tool_call::read_tool_call::<Args, OutcomeSummary>(ev.line);
-        let Some(call) = ctx.readable(Reading::ToolCall, ev.line, read)? else {
-            return Ok(());
+        let line = words::describe(
+            call.kind,
+            &call.tool,
+            &target,
+            status,
+            end.effect,
+            end.duration_ms(),
+        );
+        let (mark, color) = match status.class {
+            StatusClass::Ok => ("✓", AnsiColor::Green),
+            StatusClass::Rejected => ("✗", AnsiColor::Yellow),
+            StatusClass::Unknown | StatusClass::Pending => ("?", AnsiColor::Cyan),
+            StatusClass::Failed => ("✗", AnsiColor::Red),
         };
-        let call_id = call.call_id.as_deref();
-        // A `tool_call` that names no tool is still a call (`tools` and `stats` count it).
-        let body = call.call.unwrap_or(tool_call::Call {
-            tool: "unknown".into(),
-            args: None,
-            result: None,
-        });
-        match call.phase {
-            Phase::Started => {
-                let started_at = call.started_at_ms.or(call.timestamp_ms);
-                self.tracker
-                    .start(call_id, &body.tool, body.args.map(|a| a.0), started_at);
-            }
-            Phase::Completed => {
-                let Some(done) = self.tracker.complete(call_id) else {
-                    return Ok(());
-                };
-                let (tool, args, started_at) = match done.started {
-                    Some(s) => (s.tool, s.args.or(body.args.map(|a| a.0)), s.started_at_ms),
-                    None => (
-                        body.tool.into_owned(),
-                        body.args.map(|a| a.0),
-                        call.started_at_ms,
-                    ),
-                };
-                let completed_at = call.completed_at_ms.or(call.timestamp_ms);
-                let duration = completed_at
-                    .zip(started_at)
-                    .and_then(|(c, s)| c.checked_sub(s));
-                let (status, outcome) = match &body.result {
-                    Some(r) => (r.status.as_ref(), Some(&r.payload)),
-                    None => ("unknown", None),
-                };
-                self.count(status);
-                let target = args
-                    .unwrap_or_default()
-                    .target_in(&tool, ctx.run.cwd.as_deref());
-                let line = describe(&tool, &target, status, outcome, duration);
-                let (mark, color) = match status {
-                    "success" => ("✓", AnsiColor::Green),
-                    "rejected" => ("✗", AnsiColor::Yellow),
-                    "unknown" => ("?", AnsiColor::Cyan),
-                    _ => ("✗", AnsiColor::Red),
-                };
-                self.activity(ctx, mark, color, &line)?;
-            }
-            Phase::Other => {}
-        }
-        Ok(())
+        self.activity(ctx, mark, color, &line)
     }
 
-    fn count(&mut self, status: &str) {
-        let key = if status == "success" { "ok" } else { status };
-        *self.counts.entry(key.to_string()).or_default() += 1;
-    }
-
-    fn transport(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        #[derive(serde::Deserialize)]
-        struct Transport<'a> {
-            #[serde(borrow, default)]
-            subtype: Option<std::borrow::Cow<'a, str>>,
-            #[serde(default)]
-            attempt: crate::lenient::Num,
-        }
-        let Ok(t) = serde_json::from_slice::<Transport>(ev.line) else {
-            return Ok(());
-        };
-        let attempt = t
-            .attempt
-            .as_u64()
-            .map(|n| format!(" (attempt {n})"))
-            .unwrap_or_default();
-        let text = match (ev.kind(), t.subtype.as_deref()) {
-            (EventKind::Connection, Some("reconnecting")) => {
-                format!("Connection lost, reconnecting{attempt}")
-            }
-            (EventKind::Connection, Some("reconnected")) => "Reconnected".to_string(),
-            (EventKind::Retry, Some("starting")) => format!("Retrying{attempt}"),
-            (EventKind::Retry, Some("resuming")) => format!("Resuming{attempt}"),
-            _ => return Ok(()),
-        };
-        self.activity(ctx, "↻", AnsiColor::Yellow, &text)
-    }
-
-    fn footer(&mut self, end: &SessionEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        for (_, started) in self.tracker.end_run() {
-            let args = started.args.unwrap_or_default();
-            let target = args.target_in(&started.tool, ctx.run.cwd.as_deref());
-            let line = format!("Still running: {}", tool_and_target(&started.tool, &target));
-            self.count("pending");
-            self.activity(ctx, "…", AnsiColor::Cyan, &line)?;
-        }
-        let mut parts = vec![match end.outcome {
+    fn footer(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let mut parts = vec![match &end.outcome {
             Outcome::Succeeded => "success".to_string(),
-            Outcome::Failed { subtype, is_error } => {
-                format!("failed (subtype {subtype}, is_error {is_error})")
-            }
+            Outcome::Failed { reason } => format!("failed ({reason})"),
             Outcome::Unreadable => "failed (unreadable result)".to_string(),
-            Outcome::NoResult => "no result: the run did not finish".to_string(),
+            Outcome::NoEnd => "no result: the run did not finish".to_string(),
         }];
-        let result = end.result.as_ref().map(|r| r.event);
-        if let Some(ms) = result.and_then(|r| r.duration_ms()) {
-            parts.push(human::duration(ms));
+        if let Some(ms) = end.duration_ms {
+            parts.push(words::duration(ms));
         }
         let total: u64 = self.counts.values().sum();
         if total > 0 {
-            let list = human::status_order(&self.counts);
+            let list = words::status_order(&self.counts);
             parts.push(format!(
                 "{}: {}",
-                human::count(total, "tool", "tools"),
+                words::count(total, "tool", "tools"),
                 list.join(", ")
             ));
         }
-        if let Some(usage) = result.and_then(|r| r.usage()) {
-            let mut tokens = Vec::new();
+        if let Some(usage) = &end.usage {
+            let mut tokens = vec![
+                format!("{} in", words::thousands(usage.input)),
+                format!("{} out", words::thousands(usage.output)),
+            ];
             for (n, what) in [
-                (usage.input_tokens, "in"),
-                (usage.output_tokens, "out"),
-                (usage.cache_read_tokens, "cache read"),
-                (usage.cache_write_tokens, "cache write"),
+                (usage.cache_read, "cache read"),
+                (usage.cache_write, "cache write"),
             ] {
-                if let Some(n) = n
-                    .as_u64()
-                    .filter(|&n| n > 0 || what == "in" || what == "out")
-                {
-                    tokens.push(format!("{} {what}", human::thousands(n)));
+                if n > 0 {
+                    tokens.push(format!("{} {what}", words::thousands(n)));
                 }
             }
-            if !tokens.is_empty() {
-                parts.push(format!("tokens: {}", tokens.join(", ")));
+            parts.push(format!("tokens: {}", tokens.join(", ")));
+            if let Some(cost) = usage.cost_usd {
+                parts.push(format!("${cost:.4}"));
             }
         }
         let color = match end.outcome {
@@ -243,23 +157,18 @@ impl ProgressView {
 }
 
 impl View for ProgressView {
-    fn interest(&self) -> KindSet {
-        let kinds = KindSet::of(&[
-            EventKind::Assistant,
-            EventKind::ToolCall,
-            EventKind::Connection,
-            EventKind::Retry,
-        ]);
+    fn wants(&self) -> Wants {
+        let wants = Wants::TEXT | Wants::TOOLS | Wants::TOOL_DETAILS | Wants::NOTICES;
         if self.opts.thinking {
-            kinds.union(KindSet::of(&[EventKind::Thinking]))
+            wants | Wants::THINKING
         } else {
-            kinds
+            wants
         }
     }
 
-    fn session_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        self.answer.reset();
+    fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.counts.clear();
+        self.answer.run_start(ctx.run.agent);
         let run = &ctx.run;
         let parts: Vec<String> = [
             run.model.clone(),
@@ -268,7 +177,7 @@ impl View for ProgressView {
         ]
         .into_iter()
         .flatten()
-        .map(|s| human::one_line(&s, 200))
+        .map(|s| one_line(&s, 200))
         .collect();
         if parts.is_empty() {
             return Ok(());
@@ -277,150 +186,37 @@ impl View for ProgressView {
     }
 
     fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        match ev.kind() {
-            EventKind::Assistant => self.assistant(ev, ctx),
-            EventKind::ToolCall => self.tool_call(ev, ctx),
-            EventKind::Thinking => self.thinking.event(ev, ctx),
-            EventKind::Connection | EventKind::Retry => self.transport(ev, ctx),
-            _ => Ok(()),
+        match ev {
+            Event::Text(text) => {
+                self.thinking.close(ctx)?;
+                self.answer.text(text, ctx)
+            }
+            Event::Segment => {
+                self.answer.segment();
+                Ok(())
+            }
+            Event::Thinking { text, done } => self.thinking.show(text, *done, ctx),
+            Event::ToolEnded(end) => self.tool_ended(end, ctx),
+            Event::Notice(notice) => {
+                let (mark, color) = match notice.kind {
+                    NoticeKind::Retry | NoticeKind::Recovered => ("↻", AnsiColor::Yellow),
+                    NoticeKind::Warning => ("⚠", AnsiColor::Yellow),
+                    NoticeKind::Error => ("✗", AnsiColor::Red),
+                };
+                self.activity(ctx, mark, color, &one_line(&notice.text, 200))
+            }
+            Event::ToolStarted { .. } => Ok(()),
         }
     }
 
-    fn session_end(&mut self, end: &SessionEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+    fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.thinking.close(ctx)?;
-        if let Some(text) = settle_answer(&self.answer, end, ctx) {
-            ctx.out.write_out(text)?;
-        }
+        self.answer.run_end(end, ctx)?;
         self.footer(end, ctx)
     }
 
     fn finish(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.thinking.close(ctx)?;
         Ok(ctx.out.end_terminal_line()?)
-    }
-}
-
-/// "Read src/main.rs (120 lines)", "Ran `cargo test` (exit 0, 3.2 s)", "Rejected: rm -rf build".
-fn describe(
-    tool: &str,
-    target: &str,
-    status: &str,
-    outcome: Option<&OutcomeSummary>,
-    duration_ms: Option<u64>,
-) -> String {
-    let brief = outcome.map(|o| o.brief(tool, status)).unwrap_or_default();
-    match status {
-        "success" => {
-            let mut details: Vec<String> = Vec::new();
-            if !brief.is_empty() {
-                details.push(brief);
-            }
-            if matches!(tool, "shell" | "task" | "mcp" | "webFetch" | "webSearch") {
-                details.extend(duration_ms.map(human::duration));
-            }
-            let phrase = verb_phrase(tool, target);
-            if details.is_empty() {
-                phrase
-            } else {
-                format!("{phrase} ({})", details.join(", "))
-            }
-        }
-        "rejected" => match brief.as_str() {
-            "" => format!("Rejected: {}", or_tool(target, tool)),
-            reason => format!("Rejected: {} — {reason}", or_tool(target, tool)),
-        },
-        _ => {
-            let what = tool_and_target(tool, target);
-            match brief.as_str() {
-                "" => format!("Failed ({status}): {what}"),
-                message => format!("Failed ({status}): {what} — {message}"),
-            }
-        }
-    }
-}
-
-/// What the call does, in the past tense, with its main argument.
-fn verb_phrase(tool: &str, target: &str) -> String {
-    match tool {
-        "read" => format!("Read {target}"),
-        "shell" => format!("Ran `{target}`"),
-        "edit" => format!("Edited {target}"),
-        "write" => format!("Wrote {target}"),
-        "delete" => format!("Deleted {target}"),
-        "grep" => format!("Searched {target}"),
-        "glob" => format!("Listed files matching {target}"),
-        "ls" => format!("Listed {target}"),
-        "updateTodos" => "Updated the todo list".to_string(),
-        "mcp" => format!("Called {target}"),
-        "task" => format!("Ran a subagent: {target}"),
-        "webFetch" => format!("Fetched {target}"),
-        "webSearch" => format!("Searched the web for '{target}'"),
-        "semSearch" => format!("Searched the codebase for '{target}'"),
-        _ if target.is_empty() => format!("Used {}", human::one_line(tool, 40)),
-        _ => format!("Used {} on {target}", human::one_line(tool, 40)),
-    }
-}
-
-fn or_tool(target: &str, tool: &str) -> String {
-    if target.is_empty() {
-        human::one_line(tool, 40)
-    } else {
-        target.to_string()
-    }
-}
-
-/// `shell sleep 100`, for calls that did not do what their verb says.
-fn tool_and_target(tool: &str, target: &str) -> String {
-    let tool = human::one_line(tool, 40);
-    if target.is_empty() {
-        tool
-    } else {
-        format!("{tool} {target}")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tool_call::Text;
-
-    #[test]
-    fn sentences_for_common_tools() {
-        let ok = OutcomeSummary {
-            exit_code: crate::lenient::Num(Some(0.0)),
-            ..OutcomeSummary::default()
-        };
-        assert_eq!(
-            describe("shell", "cargo test", "success", Some(&ok), Some(3210)),
-            "Ran `cargo test` (exit 0, 3.2 s)"
-        );
-        let rejected = OutcomeSummary {
-            reason: Text(Some(String::new())),
-            ..OutcomeSummary::default()
-        };
-        assert_eq!(
-            describe("shell", "rm -rf build", "rejected", Some(&rejected), None),
-            "Rejected: rm -rf build"
-        );
-        let err = OutcomeSummary {
-            error_message: Text(Some("File not found".into())),
-            ..OutcomeSummary::default()
-        };
-        assert_eq!(
-            describe("read", "src/x.rs", "error", Some(&err), None),
-            "Failed (error): read src/x.rs — File not found"
-        );
-        let lines = OutcomeSummary {
-            total_lines: crate::lenient::Num(Some(120.0)),
-            ..OutcomeSummary::default()
-        };
-        assert_eq!(
-            describe("read", "src/x.rs", "success", Some(&lines), Some(5)),
-            "Read src/x.rs (120 lines)"
-        );
-        assert_eq!(
-            describe("brandNew", "", "success", None, None),
-            "Used brandNew"
-        );
     }
 }

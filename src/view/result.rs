@@ -1,18 +1,26 @@
-//! `result`: the final answer of each run, from its `result` event.
+//! `result`: the final answer of each run, as the agent defines it.
 //!
-//! Only `result` lines are parsed; everything else is skipped after the type peek. Each
-//! run's text is followed by a newline, as `jq -r .result` prints it. A failed run's text
-//! (often the error) is printed too; the exit status and the note on stderr tell it apart.
+//! Cursor, Claude and Qwen: the `result` event's text (only those lines are parsed).
+//! Codex: the last `agent_message` of a completed turn. Gemini: the text after the last
+//! tool round (its stream has no final text). OpenCode: the text of the step that
+//! finished with reason `stop`. Each run's answer is followed by a newline, as
+//! `jq -r .result` prints it. A failed run's text (often the error) is printed too; the
+//! exit status and the note on stderr tell it apart.
 
-use crate::view::{Ctx, SessionEnd, View};
+use crate::agent::event::{RunEnd, Wants};
+use crate::view::{Ctx, View};
 
 #[derive(Debug, Default)]
 pub struct ResultView;
 
 impl View for ResultView {
-    fn session_end(&mut self, end: &SessionEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        if let Some(result) = &end.result {
-            ctx.out.write_out(result.text)?;
+    fn wants(&self) -> Wants {
+        Wants::FINAL
+    }
+
+    fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if let Some(text) = end.final_text {
+            ctx.out.write_out(text)?;
             ctx.out.write_out(b"\n")?;
         }
         Ok(())

@@ -1,23 +1,21 @@
-//! `stats`: one row per run (session), and a totals row.
+//! `stats`: one row per run, and a totals row, for every agent.
 //!
 //! Each row is written when its run ends, so memory holds one run's counters whatever the
-//! size of the log. Columns: session id (first 8 characters), model, status (`success`,
-//! `error`, `no result`), duration, answer length in bytes, thinking phases, tokens in and
-//! out, tool calls by status and by kind, working directory. `--json` writes one object
-//! per run instead (schema in the README).
+//! size of the log. Columns: agent, session id (first 8 characters), model, status
+//! (`success`, `error`, `no result`), duration, answer length in bytes, thinking phases,
+//! tokens in and out, tool calls by status and by tool, working directory. `--json` writes
+//! one object per run instead (schema in the README).
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde::de::IgnoredAny;
 
-use crate::answer::Answer;
-use crate::calls::CallTracker;
-use crate::event::{EventKind, KindSet, Subtype, ThinkingPhase, Usage};
-use crate::human;
-use crate::session::{ExitStatus, Outcome, Sessions};
-use crate::tool_call::{self, Phase};
-use crate::view::{Ctx, Event, SessionEnd, View};
+use crate::agent::event::{Event, RunEnd, Usage, Wants};
+use crate::exit::ExitStatus;
+use crate::out::one_line;
+use crate::runs::Runs;
+use crate::view::json::UsageFields;
+use crate::view::{Ctx, View, words};
 
 #[derive(Debug, Clone, Default)]
 pub struct StatsOptions {
@@ -27,6 +25,7 @@ pub struct StatsOptions {
 /// One run's numbers; also used for the totals.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct RunStats {
+    pub agent: &'static str,
     pub session_id: Option<String>,
     pub model: Option<String>,
     pub cwd: Option<String>,
@@ -37,49 +36,24 @@ pub struct RunStats {
     pub thinking_phases: u64,
     pub events: u64,
     pub tools: ToolStats,
-    pub usage: Option<TokenStats>,
+    pub usage: Option<UsageFields>,
 }
 
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct ToolStats {
     pub total: u64,
     pub by_status: BTreeMap<String, u64>,
+    /// By the agent's own tool name.
     pub by_kind: BTreeMap<String, u64>,
-}
-
-#[derive(Debug, Default, Clone, Copy, Serialize)]
-pub struct TokenStats {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cache_read_tokens: u64,
-    pub cache_write_tokens: u64,
-}
-
-impl TokenStats {
-    fn from_usage(u: &Usage) -> TokenStats {
-        TokenStats {
-            input_tokens: u.input_tokens.as_u64().unwrap_or(0),
-            output_tokens: u.output_tokens.as_u64().unwrap_or(0),
-            cache_read_tokens: u.cache_read_tokens.as_u64().unwrap_or(0),
-            cache_write_tokens: u.cache_write_tokens.as_u64().unwrap_or(0),
-        }
-    }
-
-    fn add(&mut self, o: &TokenStats) {
-        self.input_tokens += o.input_tokens;
-        self.output_tokens += o.output_tokens;
-        self.cache_read_tokens += o.cache_read_tokens;
-        self.cache_write_tokens += o.cache_write_tokens;
-    }
 }
 
 pub struct StatsView {
     opts: StatsOptions,
     run: RunStats,
-    answer: Answer,
-    tracker: CallTracker<()>,
+    usage: Option<Usage>,
     thinking_open: bool,
     totals: RunStats,
+    total_usage: Option<Usage>,
     runs_by_status: BTreeMap<&'static str, u64>,
     header_written: bool,
 }
@@ -89,62 +63,12 @@ impl StatsView {
         StatsView {
             opts,
             run: RunStats::default(),
-            answer: Answer::default(),
-            tracker: CallTracker::default(),
+            usage: None,
             thinking_open: false,
             totals: RunStats::default(),
+            total_usage: None,
             runs_by_status: BTreeMap::new(),
             header_written: false,
-        }
-    }
-
-    fn count_call(&mut self, kind: &str, status: &str) {
-        let tools = &mut self.run.tools;
-        tools.total += 1;
-        *tools.by_kind.entry(kind.to_string()).or_default() += 1;
-        let status = if status == "success" { "ok" } else { status };
-        *tools.by_status.entry(status.to_string()).or_default() += 1;
-    }
-
-    fn tool_call(&mut self, ev: &Event<'_>) {
-        let phase = match &ev.head.subtype {
-            Subtype::Known(Some(s)) if s == "started" => Phase::Started,
-            Subtype::Known(Some(s)) if s == "completed" => Phase::Completed,
-            Subtype::Known(_) => Phase::Other,
-            Subtype::NotPeeked => Phase::Completed,
-        };
-        if phase == Phase::Other {
-            return;
-        }
-        // The outcome is after the payload: a completion is read whole, but a start only
-        // needs its kind and id.
-        let Ok(call) = tool_call::read_tool_call::<IgnoredAny, IgnoredAny>(ev.line) else {
-            return;
-        };
-        let kind = call.call.as_ref().map_or("unknown", |c| c.tool.as_ref());
-        match call.phase {
-            Phase::Started => {
-                self.tracker
-                    .start(call.call_id.as_deref(), kind, None, None);
-            }
-            Phase::Completed => {
-                let Some(done) = self.tracker.complete(call.call_id.as_deref()) else {
-                    return;
-                };
-                let kind = done
-                    .started
-                    .as_ref()
-                    .map_or(kind, |s| s.tool.as_str())
-                    .to_string();
-                let status = call
-                    .call
-                    .as_ref()
-                    .and_then(|c| c.result.as_ref())
-                    .map_or("unknown", |r| r.status.as_ref())
-                    .to_string();
-                self.count_call(&kind, &status);
-            }
-            Phase::Other => {}
         }
     }
 
@@ -152,6 +76,7 @@ impl StatsView {
     fn write_row(
         &mut self,
         row: &RunStats,
+        usage: Option<&Usage>,
         label: &str,
         tail: &str,
         ctx: &mut Ctx,
@@ -160,7 +85,8 @@ impl StatsView {
             self.header_written = true;
             ctx.out.write_out(
                 format!(
-                    "{:<8}  {:<16}  {:<10}  {:>9}  {:>9}  {:>5}  {:>17}  {}\n",
+                    "{:<8}  {:<8}  {:<16}  {:<10}  {:>9}  {:>9}  {:>5}  {:>17}  {}\n",
+                    "AGENT",
                     "SESSION",
                     "MODEL",
                     "STATUS",
@@ -173,22 +99,22 @@ impl StatsView {
                 .as_bytes(),
             )?;
         }
-        let tokens = row.usage.map_or("-".to_string(), |u| {
+        let tokens = usage.map_or("-".to_string(), |u| {
             format!(
                 "{}/{}",
-                human::thousands(u.input_tokens),
-                human::thousands(u.output_tokens)
+                words::thousands(u.input),
+                words::thousands(u.output)
             )
         });
         let tools = if row.tools.total == 0 {
             "-".to_string()
         } else {
-            let statuses = human::status_order(&row.tools.by_status);
+            let statuses = words::status_order(&row.tools.by_status);
             let kinds: Vec<String> = row
                 .tools
                 .by_kind
                 .iter()
-                .map(|(k, n)| format!("{k} {n}"))
+                .map(|(k, n)| format!("{} {n}", one_line(k, 40)))
                 .collect();
             format!(
                 "{} ({}; {})",
@@ -199,19 +125,20 @@ impl StatsView {
         };
         let session = row.session_id.as_deref().unwrap_or(label);
         let line = format!(
-            "{:<8}  {:<16}  {:<10}  {:>9}  {:>9}  {:>5}  {:>17}  {}{}\n",
-            human::one_line(session, 8).trim_end_matches('…'),
-            human::one_line(row.model.as_deref().unwrap_or("-"), 15),
+            "{:<8}  {:<8}  {:<16}  {:<10}  {:>9}  {:>9}  {:>5}  {:>17}  {}{}\n",
+            if row.agent.is_empty() { "-" } else { row.agent },
+            one_line(session, 8).trim_end_matches('…'),
+            one_line(row.model.as_deref().unwrap_or("-"), 15),
             row.status,
-            row.duration_ms.map_or("-".to_string(), human::duration),
-            format!("{} B", human::thousands(row.answer_bytes)),
+            row.duration_ms.map_or("-".to_string(), words::duration),
+            format!("{} B", words::thousands(row.answer_bytes)),
             row.thinking_phases,
             tokens,
             tools,
             if tail.is_empty() {
                 String::new()
             } else {
-                format!("  {}", human::one_line(tail, 80))
+                format!("  {}", one_line(tail, 80))
             },
         );
         ctx.out.write_out(line.as_bytes())?;
@@ -234,101 +161,89 @@ impl StatsView {
         for (k, n) in &run.tools.by_status {
             *t.tools.by_status.entry(k.clone()).or_default() += n;
         }
-        if let Some(u) = &run.usage {
-            t.usage.get_or_insert_with(TokenStats::default).add(u);
+        if let Some(u) = &self.usage {
+            self.total_usage.get_or_insert_with(Usage::default).add(u);
         }
     }
 }
 
 impl View for StatsView {
-    fn interest(&self) -> KindSet {
-        KindSet::ALL
+    fn wants(&self) -> Wants {
+        Wants::TEXT | Wants::THINKING | Wants::TOOLS
     }
 
     fn reports_runs(&self) -> bool {
         false
     }
 
-    fn exit_status(&self, _runs: &Sessions) -> ExitStatus {
+    fn exit_status(&self, _runs: &Runs) -> ExitStatus {
         ExitStatus::SUCCESS
     }
 
-    fn session_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+    fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.run = RunStats {
-            session_id: ctx.run.session_id.clone(),
-            model: ctx.run.model.clone(),
-            cwd: ctx.run.cwd.clone(),
+            agent: ctx.run.agent.name(),
             ..RunStats::default()
         };
-        self.answer.reset();
+        self.usage = None;
         self.thinking_open = false;
         Ok(())
     }
 
     fn event(&mut self, ev: &Event<'_>, _ctx: &mut Ctx) -> anyhow::Result<()> {
-        self.run.events += 1;
-        match ev.kind() {
-            EventKind::Assistant => {
-                // A line that cannot be read adds nothing; `check` reports it.
-                let _ = self.answer.assistant(ev.line);
-            }
-            EventKind::ToolCall => {
-                self.answer.tool_call();
-                self.tool_call(ev);
-            }
-            EventKind::Thinking => {
-                // The subtype may be anywhere in the line: read it when the peek did not.
-                let subtype = match &ev.head.subtype {
-                    Subtype::Known(s) => s.clone(),
-                    Subtype::NotPeeked => {
-                        crate::event::parse_head(ev.line)
-                            .ok()
-                            .and_then(|h| match h.subtype {
-                                Subtype::Known(s) => s,
-                                Subtype::NotPeeked => None,
-                            })
-                    }
-                };
-                let phase = match subtype.as_deref() {
-                    Some("completed") => ThinkingPhase::Completed,
-                    _ => ThinkingPhase::Delta,
-                };
-                if phase == ThinkingPhase::Completed {
-                    self.thinking_open = false;
-                } else if !self.thinking_open {
-                    self.thinking_open = true;
+        match ev {
+            Event::Text(text) => self.run.answer_bytes += text.len() as u64,
+            Event::Thinking { done, .. } => {
+                if !self.thinking_open {
                     self.run.thinking_phases += 1;
                 }
+                self.thinking_open = !done;
+            }
+            Event::ToolEnded(end) => {
+                let tools = &mut self.run.tools;
+                tools.total += 1;
+                *tools.by_kind.entry(end.call.tool.to_string()).or_default() += 1;
+                *tools
+                    .by_status
+                    .entry(words::status_word(end.status).to_string())
+                    .or_default() += 1;
             }
             _ => {}
         }
         Ok(())
     }
 
-    fn session_end(&mut self, end: &SessionEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        for (_, started) in self.tracker.end_run() {
-            self.count_call(&started.tool, "pending");
-        }
-        let status = match end.outcome {
-            Outcome::Succeeded => "success",
-            Outcome::Failed { .. } | Outcome::Unreadable => "error",
-            Outcome::NoResult => "no result",
+    fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let status = match end.outcome.word() {
+            "no_result" => "no result",
+            word => word,
         };
         *self.runs_by_status.entry(status).or_default() += 1;
-        self.run.status = status.to_string();
-        if let Some(result) = &end.result {
-            self.run.duration_ms = result.event.duration_ms();
-            self.run.usage = result.event.usage().as_ref().map(TokenStats::from_usage);
-        }
-        self.run.answer_bytes = self.answer.len();
+        let run = &mut self.run;
+        run.status = status.to_string();
+        run.session_id = ctx.run.session_id.clone();
+        run.model = ctx.run.model.clone();
+        run.cwd = ctx.run.cwd.clone();
+        run.events = ctx.run_events;
+        run.duration_ms = end.duration_ms;
+        self.usage = end.usage;
+        run.usage = end.usage.as_ref().map(UsageFields::from);
         self.add_to_totals();
-        let row = std::mem::take(&mut self.run);
+        let mut row = std::mem::take(&mut self.run);
         if self.opts.json {
-            let mut line = serde_json::to_vec(&JsonRow(&row))?;
+            row.status = end.outcome.word().to_string();
+            let mut line = serde_json::to_vec(&row)?;
             line.push(b'\n');
             ctx.out.write_out(&line)?;
         } else {
-            self.write_row(&row, "-", row.cwd.as_deref().unwrap_or(""), ctx)?;
+            let usage = self.usage;
+            self.write_row(
+                &row,
+                usage.as_ref(),
+                "-",
+                row.cwd.as_deref().unwrap_or(""),
+                ctx,
+            )?;
         }
         Ok(())
     }
@@ -343,24 +258,14 @@ impl View for StatsView {
             return Ok(());
         }
         let mut totals = std::mem::take(&mut self.totals);
-        totals.status = human::count(runs, "run", "runs");
+        totals.status = words::count(runs, "run", "runs");
         let breakdown: Vec<String> = self
             .runs_by_status
             .iter()
             .map(|(s, n)| format!("{n} {s}"))
             .collect();
         let tail = format!("runs: {}", breakdown.join(", "));
-        self.write_row(&totals, "TOTAL", &tail, ctx)
-    }
-}
-
-/// The `--json` object of a run: `status` spelled `no_result` rather than with a space.
-struct JsonRow<'a>(&'a RunStats);
-
-impl Serialize for JsonRow<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut row = self.0.clone();
-        row.status = row.status.replace(' ', "_");
-        row.serialize(s)
+        let usage = self.total_usage;
+        self.write_row(&totals, usage.as_ref(), "TOTAL", &tail, ctx)
     }
 }

@@ -1,20 +1,22 @@
-//! `text`: the assistant's answer, live, exactly once.
+//! `text`: the assistant's answer, live, exactly once, for every agent.
 //!
-//! The answer is rebuilt by [`Answer`] (see there why that is not "concatenate every
-//! assistant event"). Each run's answer is checked against its `result`: a difference is
-//! reported on stderr. A run with a `result` but no assistant text at all (a
-//! `--output-format json` line fed in) prints the result's text.
+//! The dialects give the answer already deduplicated (see `agent`); this view writes it as
+//! it comes. Pieces the agent sends as separate messages (Claude, Qwen, Codex, OpenCode)
+//! are kept apart by a blank line; Cursor's and Gemini's segments are joined with nothing,
+//! as their own result joins them. `--separator` replaces both. Each run's answer is
+//! checked against the run's final answer: a difference is reported on stderr. A run with
+//! a final answer but no streamed text (a `--output-format json` line fed in) prints the
+//! final answer.
 
-use crate::answer::Answer;
-use crate::diag::Reading;
-use crate::event::{EventKind, KindSet};
-use crate::output::Channel;
+use crate::agent::event::{Agent, Event, RunEnd, Wants};
+use crate::out::Channel;
 use crate::view::thinking::Thinking;
-use crate::view::{Ctx, Event, SessionEnd, View, settle_answer};
+use crate::view::{Ctx, View, settle_answer};
 
 #[derive(Debug, Clone, Default)]
 pub struct TextOptions {
-    /// Written between segments (the text before and after a round of tool calls).
+    /// Written between segments (the text before and after a round of tool calls, or two
+    /// messages).
     pub separator: Option<Vec<u8>>,
     /// Show the reasoning on stderr.
     pub thinking: bool,
@@ -22,102 +24,144 @@ pub struct TextOptions {
 
 pub struct TextView {
     opts: TextOptions,
-    answer: Answer,
-    layout: Layout,
+    answer: AnswerWriter,
     thinking: Thinking,
-}
-
-/// What goes around the answer's text: separators between segments, newlines between runs.
-#[derive(Default)]
-struct Layout {
-    separator: Option<Vec<u8>>,
-    /// A tool call came after this run's last text: the separator is due.
-    separator_due: bool,
     /// The previous run's text did not end its line: the next run starts on a new one.
     newline_due: bool,
+}
+
+/// Writes a run's answer with the separation due between its segments (`text` and
+/// `progress` share it).
+#[derive(Default)]
+pub(crate) struct AnswerWriter {
+    separator: Option<Vec<u8>>,
+    /// The run's agent keeps messages apart.
+    paragraphs: bool,
+    /// Answer text was written in this run; its last two bytes (0 before the second).
+    wrote: bool,
+    tail: [u8; 2],
+    /// A segment ended after this run's last text: the separator is due.
+    separator_due: bool,
+}
+
+impl AnswerWriter {
+    pub fn new(separator: Option<Vec<u8>>) -> AnswerWriter {
+        AnswerWriter {
+            separator,
+            ..AnswerWriter::default()
+        }
+    }
+
+    pub fn run_start(&mut self, agent: Agent) {
+        self.paragraphs = agent.separates_messages();
+        self.wrote = false;
+        self.tail = [0, 0];
+        self.separator_due = false;
+    }
+
+    /// Answer text, with whatever separation is due before it.
+    pub fn text(&mut self, text: &[u8], ctx: &mut Ctx) -> anyhow::Result<()> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        if self.separator_due {
+            self.separator_due = false;
+            match &self.separator {
+                Some(sep) => ctx.out.write_out(sep)?,
+                None if self.paragraphs => ctx.out.write_out(paragraph_break(self.tail, text))?,
+                None => {}
+            }
+        }
+        ctx.out.write_out(text)?;
+        self.wrote = true;
+        self.tail = match text {
+            [.., a, b] => [*a, *b],
+            [b] => [self.tail[1], *b],
+            [] => self.tail,
+        };
+        Ok(())
+    }
+
+    /// A segment ends: separation is due before more text.
+    pub fn segment(&mut self) {
+        self.separator_due = self.wrote;
+    }
+
+    /// The run ended: its final answer is written when no text was streamed.
+    pub fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if let Some(text) = settle_answer(end, ctx) {
+            self.separator_due = false;
+            self.text(text, ctx)?;
+        }
+        Ok(())
+    }
+}
+
+/// What keeps a message apart from the one before it: a blank line, completing whatever
+/// line breaks the previous message ended with and the next one starts with.
+fn paragraph_break(tail: [u8; 2], next: &[u8]) -> &'static [u8] {
+    let ending = match tail {
+        [b'\n', b'\n'] => 2,
+        [_, b'\n'] => 1,
+        _ => 0,
+    };
+    let starting = next.iter().take(2).take_while(|&&b| b == b'\n').count();
+    &b"\n\n"[(ending + starting).min(2)..]
 }
 
 impl TextView {
     pub fn new(opts: TextOptions) -> TextView {
         TextView {
-            layout: Layout {
-                separator: opts.separator.clone(),
-                ..Layout::default()
-            },
+            answer: AnswerWriter::new(opts.separator.clone()),
             opts,
-            answer: Answer::default(),
             thinking: Thinking::new(Channel::Err),
+            newline_due: false,
         }
-    }
-
-    fn assistant(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        match ctx.readable(Reading::Assistant, ev.line, self.answer.assistant(ev.line))? {
-            None | Some([]) => Ok(()),
-            Some(new) => {
-                self.thinking.close(ctx)?;
-                self.layout.write(new, ctx)
-            }
-        }
-    }
-}
-
-impl Layout {
-    /// Writes answer text, with whatever separation is due before it.
-    fn write(&mut self, text: &[u8], ctx: &mut Ctx) -> anyhow::Result<()> {
-        if text.is_empty() {
-            return Ok(());
-        }
-        if self.newline_due {
-            ctx.out.write_out(b"\n")?;
-            self.newline_due = false;
-        }
-        if self.separator_due {
-            if let Some(sep) = &self.separator {
-                ctx.out.write_out(sep)?;
-            }
-            self.separator_due = false;
-        }
-        ctx.out.write_out(text)?;
-        Ok(())
     }
 }
 
 impl View for TextView {
-    fn interest(&self) -> KindSet {
-        let answer = KindSet::of(&[EventKind::Assistant, EventKind::ToolCall]);
+    fn wants(&self) -> Wants {
         if self.opts.thinking {
-            answer.union(KindSet::of(&[EventKind::Thinking]))
+            Wants::TEXT | Wants::THINKING
         } else {
-            answer
+            Wants::TEXT
         }
     }
 
-    fn session_start(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
-        self.answer.reset();
-        self.layout.separator_due = false;
+    fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        self.answer.run_start(ctx.run.agent);
         Ok(())
     }
 
     fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        match ev.kind() {
-            EventKind::Assistant => self.assistant(ev, ctx),
-            EventKind::ToolCall => {
-                self.answer.tool_call();
-                self.layout.separator_due = !self.answer.is_empty();
+        match ev {
+            Event::Text([]) => Ok(()),
+            Event::Text(text) => {
+                self.thinking.close(ctx)?;
+                if std::mem::take(&mut self.newline_due) {
+                    ctx.out.write_out(b"\n")?;
+                }
+                self.answer.text(text, ctx)
+            }
+            Event::Segment => {
+                self.answer.segment();
                 Ok(())
             }
-            EventKind::Thinking => self.thinking.event(ev, ctx),
+            Event::Thinking { text, done } => self.thinking.show(text, *done, ctx),
             _ => Ok(()),
         }
     }
 
-    fn session_end(&mut self, end: &SessionEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+    fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.thinking.close(ctx)?;
-        if let Some(text) = settle_answer(&self.answer, end, ctx) {
-            self.layout.separator_due = false;
-            self.layout.write(text, ctx)?;
+        if let Some(text) = settle_answer(end, ctx).filter(|t| !t.is_empty()) {
+            if std::mem::take(&mut self.newline_due) {
+                ctx.out.write_out(b"\n")?;
+            }
+            ctx.out.write_out(text)?;
         }
-        self.layout.newline_due = !ctx.out.out_at_line_start();
+        self.newline_due = !ctx.out.out_at_line_start();
         Ok(())
     }
 
@@ -130,101 +174,14 @@ impl View for TextView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::answer::samples::*;
-    use crate::diag::Diag;
-    use crate::dispatch::Dispatcher;
-    use crate::output::{OutputMode, testing::capture};
-    use crate::session::ExitStatus;
-
-    fn run(input: &str, opts: TextOptions) -> (String, String, ExitStatus) {
-        let (out, stdout, stderr) = capture(OutputMode::default());
-        let ctx = Ctx::new(out, Diag::new(false, false));
-        let mut d = Dispatcher::new(TextView::new(opts), ctx, None);
-        d.feed("test", std::io::Cursor::new(input.as_bytes().to_vec()))
-            .unwrap();
-        let status = d.finish().unwrap();
-        (stdout.text(), stderr.text(), status)
-    }
-
-    fn text(input: &str) -> String {
-        run(input, TextOptions::default()).0
-    }
-
-    const TOOL: &str = r#"{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{}}"#;
-    fn lines(ls: &[&str]) -> String {
-        ls.iter().map(|l| format!("{l}\n")).collect()
-    }
 
     #[test]
-    fn non_partial_mode_keeps_the_only_copies() {
-        let input = lines(&[SEG_FLUSH, TOOL, FINAL_WORLD]);
-        assert_eq!(text(&input), "Hello world");
-    }
-
-    #[test]
-    fn separator_goes_between_segments_only() {
-        let input = lines(&[
-            DELTA_A,
-            DELTA_B,
-            SEG_FLUSH,
-            TOOL,
-            TOOL,
-            DELTA_C,
-            FINAL_WORLD,
-        ]);
-        let opts = TextOptions {
-            separator: Some(b"\n--\n".to_vec()),
-            thinking: false,
-        };
-        assert_eq!(run(&input, opts).0, "Hello\n--\n world");
-    }
-
-    #[test]
-    fn result_mismatch_is_reported() {
-        let res = r#"{"type":"result","subtype":"success","is_error":false,"result":"Goodbye"}"#;
-        let (out, err, status) = run(&lines(&[SEG_FLUSH, res]), TextOptions::default());
-        assert_eq!(out, "Hello");
-        assert!(
-            err.contains("differs from the result event's text"),
-            "{err}"
-        );
-        assert_eq!(status, ExitStatus::SUCCESS);
-    }
-
-    #[test]
-    fn result_alone_prints_its_text() {
-        let res = r#"{"type":"result","subtype":"success","is_error":false,"result":"Only this"}"#;
-        assert_eq!(text(&lines(&[res])), "Only this");
-    }
-
-    #[test]
-    fn runs_are_separated_by_a_newline() {
-        let res = r#"{"type":"result","subtype":"success","is_error":false,"result":"Hello"}"#;
-        let init = r#"{"type":"system","subtype":"init","session_id":"s2"}"#;
-        let input = lines(&[SEG_FLUSH, res, init, SEG_FLUSH, res]);
-        let (out, err, status) = run(&input, TextOptions::default());
-        assert_eq!(out, "Hello\nHello");
-        assert_eq!(err, "");
-        assert_eq!(status, ExitStatus::SUCCESS);
-    }
-
-    #[test]
-    fn thinking_goes_to_stderr_apart_from_the_answer() {
-        let t1 = r#"{"type":"thinking","subtype":"delta","text":"Let me ","timestamp_ms":1}"#;
-        let t2 = r#"{"type":"thinking","subtype":"delta","text":"think.","timestamp_ms":1}"#;
-        let tc = r#"{"type":"thinking","subtype":"completed","timestamp_ms":1}"#;
-        let input = lines(&[t1, t2, tc, SEG_FLUSH]);
-        let (out, err, _) = run(
-            &input,
-            TextOptions {
-                separator: None,
-                thinking: true,
-            },
-        );
-        assert_eq!(out, "Hello");
-        assert!(err.starts_with("[thinking] Let me think.\n"), "{err}");
-        let (out, err, _) = run(&input, TextOptions::default());
-        assert_eq!(out, "Hello");
-        assert!(!err.contains("think"), "{err}");
+    fn messages_are_kept_apart_by_one_blank_line() {
+        assert_eq!(paragraph_break(*b"a.", b"Next"), b"\n\n");
+        assert_eq!(paragraph_break(*b".\n", b"Next"), b"\n");
+        assert_eq!(paragraph_break(*b"\n\n", b"Next"), b"");
+        assert_eq!(paragraph_break([0, b'\n'], b"Next"), b"\n");
+        assert_eq!(paragraph_break(*b"a.", b"\n\nNext"), b"");
+        assert_eq!(paragraph_break(*b"a.", b"\nNext"), b"\n");
     }
 }

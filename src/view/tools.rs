@@ -1,9 +1,10 @@
-//! `tools`: one line per tool call, in start order, as soon as it completes.
+//! `tools`: one line per tool call, in start order, as soon as it ends — for every agent.
 //!
-//! A call is listed when it completes, with what its `started` event said (rejected and
-//! failed completions carry no `args`). Parallel calls are listed in start order: a call
-//! that completes before an earlier one waits for it, so a saved log and a live stream
-//! give the same listing. Calls still running when the run ends are listed as `pending`.
+//! A call is listed when it ends, with what its start said (Cursor's rejected and failed
+//! ends carry no arguments). Parallel calls are listed in start order: a call that ends
+//! before an earlier one waits for it, so a saved log and a live stream give the same
+//! listing. Calls still running when the run ends are listed as `pending`. Pairing starts
+//! and ends is the dispatcher's (`agent::calls`), the same for every view.
 //!
 //! # `--json` schema
 //!
@@ -11,26 +12,24 @@
 //!
 //! | key | value |
 //! |---|---|
-//! | `call_id` | the call's id, verbatim (it may hold a newline) |
-//! | `tool` | the kind without `ToolCall`: `read`, `shell`, `edit`, …, or the function name |
-//! | `status` | the result's variant key (`success`, `rejected`, `error`, `failure`, `timeout`, …), `pending` (never completed), `unknown` (completed without a result), or `started` (a start line, with `--starts`) |
-//! | `args` | the arguments from the `started` event (or the completion when there was no start), as the CLI wrote them; `null` when unknown |
-//! | `result` | the variant's payload as the CLI wrote it; `null` when there is none |
+//! | `call_id` | the call's id, verbatim (it may hold a newline); `""` when the agent gives none |
+//! | `tool` | the agent's own tool name: Cursor `read`, `shell`, … (the `tool_call` key without `ToolCall`) or the function name; Claude and Qwen the `tool_use` name (`Bash`, `Read`, `mcp__…`); Codex the item type (`command_execution`, `file_change`, `mcp_tool_call`, …); Gemini `tool_name`; OpenCode `part.tool` |
+//! | `status` | `success`; the agent's word for a failure (Cursor's result variant `rejected`, `error`, `timeout`, …; Claude `error` or `rejected`; Codex `failed` or `declined`; Gemini the error type; OpenCode `error` or `rejected`); `pending` (never ended); `unknown` (ended without saying how); or `started` (a start line, with `--starts`) |
+//! | `args` | the arguments as the agent wrote them (Cursor `args`, Claude and Qwen `input`, Codex the whole item, Gemini `parameters`, OpenCode `state.input`); `null` when unknown |
+//! | `result` | the result as the agent wrote it (Cursor the variant's payload, Claude and Qwen the `tool_result` content, Codex the ended item, Gemini `output` or `error`, OpenCode `state.output` or `state.error`); `null` when there is none |
 //! | `session_id` | the run's session id, or `null` |
-//! | `started_at_ms`, `completed_at_ms` | epoch milliseconds (`startedAtMs`/`completedAtMs`, else the events' `timestamp_ms`), or `null` |
+//! | `started_at_ms`, `completed_at_ms` | epoch milliseconds, when the agent says, else `null` |
 //! | `duration_ms` | `completed_at_ms - started_at_ms` when both are known, else `null` |
+//! | `agent` | `cursor`, `claude`, `codex`, `gemini`, `qwen` or `opencode` |
+//! | `parent_call_id` | for a sub-agent's call (Claude, Qwen), the id of the call that started the sub-agent; else `null` |
 
 use std::collections::BTreeMap;
 
-use anstyle::{AnsiColor, Style};
 use serde_json::value::RawValue;
 
-use crate::calls::CallTracker;
-use crate::diag::Reading;
-use crate::event::{EventKind, KindSet};
-use crate::human;
-use crate::tool_call::{self, Args, OutcomeSummary, Phase};
-use crate::view::{Ctx, Event, SessionEnd, View};
+use crate::agent::event::{Event, StatusClass, ToolCall, ToolEnd, ToolStatus, Wants};
+use crate::out::one_line;
+use crate::view::{Ctx, View, words};
 
 #[derive(Debug, Clone, Default)]
 pub struct ToolsOptions {
@@ -53,15 +52,24 @@ pub struct CallFilter {
 }
 
 impl CallFilter {
-    pub fn accepts(&self, call: &CallRecord<'_>) -> bool {
-        let tool_ok =
-            self.tools.is_empty() || self.tools.iter().any(|t| t.eq_ignore_ascii_case(call.tool));
+    fn accepts(&self, call: &Record<'_>) -> bool {
+        let tool_ok = self.tools.is_empty()
+            || self
+                .tools
+                .iter()
+                .any(|t| t.eq_ignore_ascii_case(&call.call.tool));
         let status_ok = self.statuses.is_empty()
-            || self.statuses.iter().any(|s| match s.as_str() {
-                "ok" => call.status == "success",
-                "failed" => !matches!(call.status, "success" | "pending" | "started"),
-                s => s == call.status,
-            });
+            || self
+                .statuses
+                .iter()
+                .any(|s| match (s.as_str(), call.status) {
+                    ("ok", Some(st)) => st.class == StatusClass::Ok,
+                    ("failed", Some(st)) => {
+                        !matches!(st.class, StatusClass::Ok | StatusClass::Pending)
+                    }
+                    (s, Some(st)) => *s == *st.word,
+                    (s, None) => s == "started",
+                });
         let session_ok = match (&self.session, call.session_id) {
             (None, _) => true,
             (Some(want), Some(id)) => id.starts_with(want.as_str()),
@@ -72,26 +80,16 @@ impl CallFilter {
 }
 
 /// Everything known about one call at the moment it is listed.
-pub struct CallRecord<'a> {
-    pub call_id: &'a str,
-    pub tool: &'a str,
-    pub status: &'a str,
-    pub args: Option<&'a RawValue>,
-    pub result: Option<&'a RawValue>,
-    pub session_id: Option<&'a str>,
-    pub started_at_ms: Option<u64>,
-    pub completed_at_ms: Option<u64>,
-}
-
-impl CallRecord<'_> {
-    pub fn duration_ms(&self) -> Option<u64> {
-        self.completed_at_ms?.checked_sub(self.started_at_ms?)
-    }
+struct Record<'a> {
+    call: &'a ToolCall<'a>,
+    /// `None` for a start line.
+    status: Option<&'a ToolStatus<'a>>,
+    end: Option<&'a ToolEnd<'a>>,
+    session_id: Option<&'a str>,
 }
 
 pub struct ToolsView {
     opts: ToolsOptions,
-    tracker: CallTracker<Box<RawValue>>,
     /// Lines by start position; `None` while the call runs. Released from the front.
     order: BTreeMap<u64, Option<Vec<u8>>>,
 }
@@ -100,76 +98,8 @@ impl ToolsView {
     pub fn new(opts: ToolsOptions) -> ToolsView {
         ToolsView {
             opts,
-            tracker: CallTracker::default(),
             order: BTreeMap::new(),
         }
-    }
-
-    fn tool_call(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        let read = tool_call::read_tool_call::<&RawValue, &RawValue>(ev.line);
-        let Some(call) = ctx.readable(Reading::ToolCall, ev.line, read)? else {
-            return Ok(());
-        };
-        let session_id = call.session_id.as_deref().or(ctx.run.session_id.as_deref());
-        let call_id = call.call_id.as_deref();
-        let tool = call.call.as_ref().map_or("unknown", |c| &c.tool);
-        match call.phase {
-            Phase::Started => {
-                let args = call.call.as_ref().and_then(|c| c.args);
-                let started_at = call.started_at_ms.or(call.timestamp_ms);
-                let Some(seq) =
-                    self.tracker
-                        .start(call_id, tool, args.map(RawValue::to_owned), started_at)
-                else {
-                    return Ok(());
-                };
-                self.order.insert(seq, None);
-                if self.opts.starts {
-                    let record = CallRecord {
-                        call_id: call_id.unwrap_or(""),
-                        tool,
-                        status: "started",
-                        args,
-                        result: None,
-                        session_id,
-                        started_at_ms: started_at,
-                        completed_at_ms: None,
-                    };
-                    let line = self.render(&record, ctx);
-                    ctx.out.write_out(&line)?;
-                }
-            }
-            Phase::Completed => {
-                let Some(done) = self.tracker.complete(call_id) else {
-                    return Ok(());
-                };
-                let body = call.call.as_ref();
-                let result = body.and_then(|c| c.result.as_ref());
-                let (tool, args, started_at) = match &done.started {
-                    Some(s) => (
-                        s.tool.as_str(),
-                        s.args.as_deref().or(body.and_then(|c| c.args)),
-                        s.started_at_ms,
-                    ),
-                    None => (tool, body.and_then(|c| c.args), call.started_at_ms),
-                };
-                let record = CallRecord {
-                    call_id: call_id.unwrap_or(""),
-                    tool,
-                    status: result.map_or("unknown", |r| &r.status),
-                    args,
-                    result: result.map(|r| r.payload),
-                    session_id,
-                    started_at_ms: started_at,
-                    completed_at_ms: call.completed_at_ms.or(call.timestamp_ms),
-                };
-                let line = self.render(&record, ctx);
-                self.order.insert(done.seq, Some(line));
-                self.release(ctx)?;
-            }
-            Phase::Other => {}
-        }
-        Ok(())
     }
 
     /// Writes the finished lines at the front of the start order.
@@ -183,52 +113,75 @@ impl ToolsView {
     }
 
     /// The record's line, or nothing when the filter leaves it out.
-    fn render(&self, call: &CallRecord<'_>, ctx: &Ctx) -> Vec<u8> {
+    fn render(&self, call: &Record<'_>, ctx: &Ctx) -> Vec<u8> {
         let mut line = Vec::new();
         if !self.opts.filter.accepts(call) {
             return line;
         }
         if self.opts.json {
-            write_json(call, &mut line);
+            write_json(call, ctx, &mut line);
         } else {
-            write_human(call, ctx.out.color_out, ctx.run.cwd.as_deref(), &mut line);
+            write_human(call, ctx, &mut line);
         }
         line
     }
 }
 
 impl View for ToolsView {
-    fn interest(&self) -> KindSet {
-        KindSet::of(&[EventKind::ToolCall])
+    fn wants(&self) -> Wants {
+        Wants::TOOLS
+            | if self.opts.json {
+                Wants::TOOL_RAW
+            } else {
+                Wants::TOOL_DETAILS
+            }
     }
 
     fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        self.tool_call(ev, ctx)
+        let session_id = ctx.run.session_id.as_deref();
+        match ev {
+            Event::ToolStarted { call, seq } => {
+                self.order.insert(*seq, None);
+                if self.opts.starts {
+                    let record = Record {
+                        call,
+                        status: None,
+                        end: None,
+                        session_id,
+                    };
+                    let line = self.render(&record, ctx);
+                    ctx.out.write_out(&line)?;
+                }
+                Ok(())
+            }
+            Event::ToolEnded(end) => {
+                let record = Record {
+                    call: end.call,
+                    status: Some(end.status),
+                    end: Some(end),
+                    session_id,
+                };
+                let line = self.render(&record, ctx);
+                self.order.insert(end.seq, Some(line));
+                self.release(ctx)
+            }
+            _ => Ok(()),
+        }
     }
 
-    fn session_end(&mut self, _end: &SessionEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        for (call_id, started) in self.tracker.end_run() {
-            let record = CallRecord {
-                call_id: &call_id,
-                tool: &started.tool,
-                status: "pending",
-                args: started.args.as_deref(),
-                result: None,
-                session_id: ctx.run.session_id.as_deref(),
-                started_at_ms: started.started_at_ms,
-                completed_at_ms: None,
-            };
-            let line = self.render(&record, ctx);
-            self.order.insert(started.seq, Some(line));
-        }
+    fn run_end(
+        &mut self,
+        _end: &crate::agent::event::RunEnd<'_>,
+        ctx: &mut Ctx,
+    ) -> anyhow::Result<()> {
         self.release(ctx)?;
-        // Anything left waited for a call that can no longer complete.
+        // Anything left waited for a call that can no longer end.
         self.order.clear();
         Ok(())
     }
 }
 
-fn write_json(call: &CallRecord<'_>, out: &mut Vec<u8>) {
+fn write_json(call: &Record<'_>, ctx: &Ctx, out: &mut Vec<u8>) {
     fn string(out: &mut Vec<u8>, s: Option<&str>) {
         match s {
             Some(s) => serde_json::to_writer(&mut *out, s).expect("writing to a Vec"),
@@ -244,48 +197,50 @@ fn write_json(call: &CallRecord<'_>, out: &mut Vec<u8>) {
             None => out.extend_from_slice(b"null"),
         }
     }
+    let c = call.call;
     out.extend_from_slice(b"{\"call_id\":");
-    string(out, Some(call.call_id));
+    string(out, Some(c.id.as_deref().unwrap_or("")));
     out.extend_from_slice(b",\"tool\":");
-    string(out, Some(call.tool));
+    string(out, Some(&c.tool));
     out.extend_from_slice(b",\"status\":");
-    string(out, Some(call.status));
+    string(out, Some(call.status.map_or("started", |s| &*s.word)));
     out.extend_from_slice(b",\"args\":");
-    raw(out, call.args);
+    raw(out, c.args.as_deref());
     out.extend_from_slice(b",\"result\":");
-    raw(out, call.result);
+    raw(out, call.end.and_then(|e| e.result));
     out.extend_from_slice(b",\"session_id\":");
     string(out, call.session_id);
     out.extend_from_slice(b",\"started_at_ms\":");
-    number(out, call.started_at_ms);
+    number(out, c.at_ms);
     out.extend_from_slice(b",\"completed_at_ms\":");
-    number(out, call.completed_at_ms);
+    number(out, call.end.and_then(|e| e.ended_ms));
     out.extend_from_slice(b",\"duration_ms\":");
-    number(out, call.duration_ms());
+    number(out, call.end.and_then(ToolEnd::duration_ms));
+    out.extend_from_slice(b",\"agent\":");
+    string(out, Some(ctx.run.agent.name()));
+    out.extend_from_slice(b",\"parent_call_id\":");
+    string(out, c.parent.as_deref());
     out.extend_from_slice(b"}\n");
 }
 
 /// `ok        shell        199 ms  wc -l notes.txt — exit 0`
-fn write_human(call: &CallRecord<'_>, color: bool, cwd: Option<&str>, out: &mut Vec<u8>) {
-    let args: Args = call
-        .args
-        .and_then(|a| serde_json::from_str(a.get()).ok())
-        .unwrap_or_default();
-    let outcome: OutcomeSummary = call
-        .result
-        .and_then(|r| serde_json::from_str(r.get()).ok())
-        .unwrap_or_default();
-    let status = if call.status == "success" {
-        "ok"
-    } else {
-        call.status
+fn write_human(call: &Record<'_>, ctx: &Ctx, out: &mut Vec<u8>) {
+    let c = call.call;
+    let (status, style) = match call.status {
+        Some(s) => (words::status_word(s), words::status_style(s.class)),
+        None => ("started", words::status_style(StatusClass::Pending)),
     };
-    let duration = call.duration_ms().map_or("-".to_string(), human::duration);
-    let target = args.0.target_in(call.tool, cwd);
-    let brief = outcome.brief(call.tool, call.status);
-    let style = status_style(call.status);
+    let duration = call
+        .end
+        .and_then(ToolEnd::duration_ms)
+        .map_or("-".to_string(), words::duration);
+    let target = words::target(c.target.as_deref(), ctx.run.cwd.as_deref());
+    let brief = match call.end {
+        Some(end) => words::brief(c.kind, end.status.class, end.effect),
+        None => String::new(),
+    };
     let mut line = String::new();
-    if color {
+    if ctx.out.color_out() {
         line.push_str(&format!(
             "{}{status:<9}{}",
             style.render(),
@@ -296,7 +251,7 @@ fn write_human(call: &CallRecord<'_>, color: bool, cwd: Option<&str>, out: &mut 
     }
     line.push_str(&format!(
         " {:<12} {duration:>8}  {target}",
-        human::one_line(call.tool, 40)
+        one_line(&c.tool, 40)
     ));
     if !brief.is_empty() {
         line.push_str(" — ");
@@ -304,14 +259,4 @@ fn write_human(call: &CallRecord<'_>, color: bool, cwd: Option<&str>, out: &mut 
     }
     line.push('\n');
     out.extend_from_slice(line.as_bytes());
-}
-
-pub fn status_style(status: &str) -> Style {
-    let color = match status {
-        "success" => AnsiColor::Green,
-        "rejected" => AnsiColor::Yellow,
-        "pending" | "started" | "unknown" => AnsiColor::Cyan,
-        _ => AnsiColor::Red,
-    };
-    Style::new().fg_color(Some(color.into()))
 }

@@ -12,7 +12,7 @@ use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
-use crate::event::KeyIn;
+use crate::input::json::KeyIn;
 use serde_json::value::RawValue;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -409,7 +409,7 @@ pub fn write_compact(json: &str, out: &mut Vec<u8>) {
 
 /// The index just past the string token that starts with the quote at `start`.
 fn string_end(bytes: &[u8], start: usize) -> usize {
-    match crate::event::string_body(&bytes[start + 1..]) {
+    match crate::input::json::string_body(&bytes[start + 1..]) {
         Some((body, _, _)) => start + 1 + body.len() + 1,
         None => bytes.len(),
     }
@@ -420,7 +420,7 @@ pub fn write_raw(value: &Value<'_>, out: &mut Vec<u8>) {
     let text = value.text();
     if type_name(text) == "string" {
         let mut de = serde_json::Deserializer::from_str(text);
-        let seed = crate::event::AppendStr { text: &mut *out };
+        let seed = crate::input::json::AppendStr { text: &mut *out };
         if seed.deserialize(&mut de).is_ok() {
             return;
         }

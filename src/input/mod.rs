@@ -1,10 +1,32 @@
-//! Opening the inputs, and `--tee`: a copy of the raw input, written as it is read.
+//! The input side, which knows no agent: opening the inputs, `--tee`, the line splitter,
+//! the reading thread and its cheap peek at each line's `type`.
+
+pub(crate) mod json;
+pub(crate) mod lenient;
+pub mod line_buffer;
+pub(crate) mod peek;
+pub(crate) mod reader;
 
 use std::fs::File;
 use std::io::{self, Read, Write};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::cli::Input;
+/// One input, in the order given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    Stdin,
+    Path(PathBuf),
+}
+
+impl Input {
+    pub fn name(&self) -> String {
+        match self {
+            Input::Stdin => "<stdin>".to_string(),
+            Input::Path(p) => p.display().to_string(),
+        }
+    }
+}
 
 /// An input, ready to be read on the reading thread.
 pub fn open(input: &Input) -> io::Result<Box<dyn Read + Send>> {

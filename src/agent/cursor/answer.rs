@@ -27,10 +27,9 @@
 //! The docs' own examples have deltas with neither field; each then counts as a flush with
 //! no deltas before it, which is added: the docs' concatenation.
 //!
-//! What was added is remembered as a length and a CRC-32, so that the answer can be
-//! checked against the run's `result` with bounded memory.
+//! The dispatcher checks what was added against the run's `result` (see `dispatch`).
 
-use crate::event;
+use super::wire;
 
 /// Where the current segment stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,22 +42,14 @@ enum Segment {
     Flushed,
 }
 
-pub struct Answer {
+pub(crate) struct Answer {
     segment: Segment,
     /// The current segment's text, for recognising repeats.
     seg: Vec<u8>,
     seg_deltas: u32,
     /// The text of the event being read; the new part is a range of it.
     scratch: Vec<u8>,
-    added_len: u64,
-    added_crc: crc32fast::Hasher,
-    /// Added text not yet in `added_crc`: hashing a few KiB at once costs far less than
-    /// hashing each delta of a few bytes.
-    unhashed: Vec<u8>,
 }
-
-/// How much added text is gathered before it is hashed.
-const HASH_BATCH: usize = 16 * 1024;
 
 impl Default for Answer {
     fn default() -> Self {
@@ -67,9 +58,6 @@ impl Default for Answer {
             seg: Vec::new(),
             seg_deltas: 0,
             scratch: Vec::new(),
-            added_len: 0,
-            added_crc: crc32fast::Hasher::new(),
-            unhashed: Vec::new(),
         }
     }
 }
@@ -78,20 +66,13 @@ impl Answer {
     /// Reads an `assistant` event and returns the text it adds to the answer (often none).
     pub fn assistant(&mut self, line: &[u8]) -> Result<&[u8], serde_json::Error> {
         self.scratch.clear();
-        let meta = event::read_assistant(line, &mut self.scratch)?;
+        let meta = wire::read_assistant(line, &mut self.scratch)?;
         let new = if meta.has_model_call_id || !meta.has_timestamp {
             self.flush_form(meta.has_model_call_id)
         } else {
             self.delta()
         };
-        let new = &self.scratch[new..];
-        self.added_len += new.len() as u64;
-        self.unhashed.extend_from_slice(new);
-        if self.unhashed.len() >= HASH_BATCH {
-            self.added_crc.update(&self.unhashed);
-            self.unhashed.clear();
-        }
-        Ok(new)
+        Ok(&self.scratch[new..])
     }
 
     /// A tool call: the segment ends.
@@ -99,28 +80,9 @@ impl Answer {
         self.begin_segment(Segment::Fresh);
     }
 
-    /// Bytes of answer added in this run.
-    pub fn len(&self) -> u64 {
-        self.added_len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.added_len == 0
-    }
-
-    /// Whether the answer added so far is `expected`, byte for byte (by length and CRC).
-    pub fn matches(&self, expected: &[u8]) -> bool {
-        let mut crc = self.added_crc.clone();
-        crc.update(&self.unhashed);
-        self.added_len == expected.len() as u64 && crc.finalize() == crc32fast::hash(expected)
-    }
-
     /// A new run begins.
     pub fn reset(&mut self) {
         self.begin_segment(Segment::Fresh);
-        self.added_len = 0;
-        self.added_crc = crc32fast::Hasher::new();
-        self.unhashed.clear();
     }
 
     /// Returns where the new text starts in `scratch`.
@@ -189,7 +151,6 @@ mod tests {
                 out.extend_from_slice(answer.assistant(ev.as_bytes()).unwrap());
             }
         }
-        assert!(answer.matches(&out));
         String::from_utf8(out).unwrap()
     }
 
@@ -239,16 +200,5 @@ mod tests {
         let a = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"I "}]}}"#;
         let b = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"read it"}]}}"#;
         assert_eq!(rebuild(&[a, b, TOOL, FINAL_WORLD]), "I read it world");
-    }
-
-    #[test]
-    fn match_needs_the_same_bytes() {
-        let mut answer = Answer::default();
-        answer.assistant(SEG_FLUSH.as_bytes()).unwrap();
-        assert!(answer.matches(b"Hello"));
-        assert!(!answer.matches(b"Hellp"));
-        assert!(!answer.matches(b"Hello!"));
-        answer.reset();
-        assert!(answer.is_empty() && answer.matches(b""));
     }
 }

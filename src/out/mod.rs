@@ -1,8 +1,9 @@
-//! Where views write: buffered stdout for the chosen view, stderr for everything else.
+//! The output side: buffered stdout for the chosen view, stderr for everything else, and
+//! the messages about the input ([`diag`]).
 //!
 //! Both streams are buffered and flushed by the dispatcher when no complete input line is
-//! left, i.e. just before a read that may block (see `line_buffer`): a live producer's
-//! delta reaches the terminal at once, while a large file is written in large blocks.
+//! waiting, just before it blocks for more (`Dispatcher::feed`): a live producer's delta
+//! reaches the terminal at once, while a large file is written in large blocks.
 //! When the two streams alternate, the one that was written last is flushed first, so
 //! that a terminal showing both sees them in order.
 //!
@@ -10,14 +11,15 @@
 //! otherwise move the cursor, clear the screen or retitle the window. Only the styles this
 //! tool adds itself reach the terminal.
 
+pub(crate) mod diag;
+
+use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
-use std::sync::{Arc, Mutex};
 
 use anstyle::Style;
 
 const OUT_CAPACITY: usize = 128 * 1024;
 
-/// stdout or stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Channel {
     Out,
@@ -30,11 +32,11 @@ pub struct Output {
     last: Channel,
     /// The last byte written to stdout was `\n`, or nothing was written yet.
     out_at_line_start: bool,
-    pub out_is_terminal: bool,
+    out_is_terminal: bool,
     /// stdout and stderr are both terminals: presumably the same screen.
     shared_terminal: bool,
-    pub color_out: bool,
-    pub color_err: bool,
+    color_out: bool,
+    color_err: bool,
     line_buffered: bool,
     /// Present for a stream that is a terminal.
     clean_out: Option<Cleaner>,
@@ -66,6 +68,11 @@ impl Output {
             clean_out: mode.out_is_terminal.then(Cleaner::default),
             clean_err: mode.err_is_terminal.then(Cleaner::default),
         }
+    }
+
+    /// Whether the view's output may carry styles.
+    pub fn color_out(&self) -> bool {
+        self.color_out
     }
 
     /// Writes the chosen view's output.
@@ -233,38 +240,28 @@ impl vte::Perform for Keep<'_> {
     }
 }
 
-/// A writer that keeps what is written, readable by whoever holds a clone.
-#[derive(Clone, Default)]
-pub struct Capture(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend_from_slice(buf);
-        Ok(buf.len())
+/// One line of text: control characters (newlines, terminal escapes) shown escaped, and
+/// cut with `…` after `max` characters.
+pub fn one_line(s: &str, max: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max + 8));
+    for (i, c) in s.chars().enumerate() {
+        if i == max {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            let _ = write!(out, "{}", c.escape_default());
+        } else {
+            out.push(c);
+        }
     }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Capture {
-    /// What was written so far, taken out.
-    pub fn take(&self) -> Vec<u8> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
-    }
-
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
-    }
+    out
 }
 
 #[cfg(test)]
 pub(crate) mod testing {
     use super::*;
+    use crate::testing::Capture;
 
     /// An `Output` writing into two buffers, and the buffers.
     pub fn capture(mode: OutputMode) -> (Output, Capture, Capture) {
@@ -282,6 +279,15 @@ pub(crate) mod testing {
 mod tests {
     use super::testing::capture;
     use super::*;
+
+    #[test]
+    fn one_line_escapes_and_cuts() {
+        assert_eq!(
+            one_line("cat <<EOF\nx\x1b[2J", 100),
+            "cat <<EOF\\nx\\u{1b}[2J"
+        );
+        assert_eq!(one_line("abcdef", 3), "abc…");
+    }
 
     #[test]
     fn nothing_reaches_stdout_before_a_flush() {

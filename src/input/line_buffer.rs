@@ -5,15 +5,17 @@
 //! front before the next read. A line longer than the buffer makes the buffer grow, so
 //! there is no fixed line limit unless the caller sets one (`--max-line`).
 //!
-//! The consumer drives it in two steps so that it can flush its output exactly when the
-//! next read may block:
+//! The consumer drives it in two steps, so that it knows when no complete line is left
+//! and the next read may block:
 //!
 //! ```text
 //! while reader.fill()? {                     // one read(2), unless a line is already buffered
 //!     while let Some(line) = reader.next_line() { ... }
-//!     out.flush()?;                          // nothing complete is left: the next read may block
 //! }
 //! ```
+//!
+//! The reading thread (`reader`) is that consumer; it hands whole buffers to the
+//! dispatcher, which flushes the output when no batch is waiting (`Dispatcher::feed`).
 
 use std::io::{self, Read};
 

@@ -31,9 +31,9 @@
 //! # Reading
 //!
 //! [`read_tool_call`] reads one event in one pass, generic over what is kept of the
-//! arguments (`A`) and of the result's payload (`P`): the raw JSON text for `tools --json`
+//! arguments (`A`) and of the result's payload (`P`): the raw JSON text
 //! ([`&RawValue`](serde_json::value::RawValue), borrowed from the line, not copied), a few
-//! fields for the human views ([`ArgsSummary`], [`OutcomeSummary`]), or nothing
+//! fields for the human views ([`OutcomeSummary`]), or nothing
 //! ([`serde::de::IgnoredAny`]). Fields of an unexpected type are taken as absent rather
 //! than failing the whole event.
 
@@ -42,11 +42,11 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use serde::Deserialize;
-use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-pub use crate::lenient::{Count, Flag, Num, Text};
+use crate::input::json::{BorrowedStr, ObjectOnly, OptStr};
+use crate::input::lenient::{Count, Flag, Num, Text};
 
 /// `started`, `completed`, or another subtype.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,133 +113,13 @@ impl<'de> Payload<'de> for &'de RawValue {
 
 impl<'de> Payload<'de> for IgnoredAny {
     fn next<M: MapAccess<'de>>(map: &mut M) -> Result<Option<Self>, M::Error> {
-        map.next_value_seed(ObjectOnly::<IgnoredAny>(PhantomData))
+        map.next_value_seed(ObjectOnly::<IgnoredAny>::new())
     }
 }
 
 impl<'de> Payload<'de> for OutcomeSummary {
     fn next<M: MapAccess<'de>>(map: &mut M) -> Result<Option<Self>, M::Error> {
-        map.next_value_seed(ObjectOnly::<OutcomeSummary>(PhantomData))
-    }
-}
-
-/// Deserializes `T` from an object, and skips anything else as `None`, in one pass.
-struct ObjectOnly<T>(PhantomData<T>);
-
-impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for ObjectOnly<T> {
-    type Value = Option<T>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectOnly<T> {
-    type Value = Option<T>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any value")
-    }
-
-    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Option<T>, M::Error> {
-        T::deserialize(MapAccessDeserializer::new(map)).map(Some)
-    }
-
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Option<T>, S::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-}
-
-/// A string, borrowed from the line when it has no escapes.
-struct BorrowedStr;
-
-impl<'de> DeserializeSeed<'de> for BorrowedStr {
-    type Value = Cow<'de, str>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for BorrowedStr {
-    type Value = Cow<'de, str>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Borrowed(v))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Owned(v.to_owned()))
-    }
-}
-
-/// The arguments the human views show.
-#[derive(Debug, Default, Clone, PartialEq, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct ArgsSummary {
-    pub path: Text,
-    pub command: Text,
-    pub pattern: Text,
-    pub glob_pattern: Text,
-    pub target_directory: Text,
-    pub name: Text,
-    pub tool_name: Text,
-    pub provider_identifier: Text,
-    pub description: Text,
-    pub url: Text,
-    pub query: Text,
-    pub search_term: Text,
-    pub todos: Count,
-}
-
-/// Arguments as the human views keep them. The `function` shape gives its arguments as a
-/// JSON string, which is read too.
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct Args(pub ArgsSummary);
-
-impl<'de> Deserialize<'de> for Args {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Args, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Args;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an arguments object")
-            }
-            fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Args, M::Error> {
-                ArgsSummary::deserialize(MapAccessDeserializer::new(map)).map(Args)
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Args, E> {
-                Ok(Args(serde_json::from_str(v).unwrap_or_default()))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Args, E> {
-                Ok(Args::default())
-            }
-        }
-        d.deserialize_any(V)
+        map.next_value_seed(ObjectOnly::<OutcomeSummary>::new())
     }
 }
 
@@ -315,7 +195,7 @@ impl<'de> Deserialize<'de> for GrepTotals {
             fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<GrepTotals, M::Error> {
                 let mut t = GrepTotals::default();
                 while map.next_key::<IgnoredAny>()?.is_some() {
-                    let Some(root) = map.next_value_seed(ObjectOnly::<Root>(PhantomData))? else {
+                    let Some(root) = map.next_value_seed(ObjectOnly::<Root>::new())? else {
                         continue;
                     };
                     if let Some(n) = root.content.and_then(|c| c.total_matched_lines.as_u64()) {
@@ -381,54 +261,6 @@ impl<'de, A: Deserialize<'de>, P: Payload<'de>> Visitor<'de> for EventVisitor<A,
             }
         }
         Ok(ev)
-    }
-}
-
-/// A string (borrowed when possible), or `None` for any other value.
-struct OptStr;
-
-impl<'de> DeserializeSeed<'de> for OptStr {
-    type Value = Option<Cow<'de, str>>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for OptStr {
-    type Value = Option<Cow<'de, str>>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Some(Cow::Borrowed(v)))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Some(Cow::Owned(v.to_owned())))
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(None)
     }
 }
 
@@ -634,7 +466,7 @@ impl<'de, A: Deserialize<'de>, P: Payload<'de>> Visitor<'de> for FunctionSeed<A,
 mod tests {
     use super::*;
 
-    type Summary<'a> = ToolCallEvent<'a, Args, OutcomeSummary>;
+    type Summary<'a> = ToolCallEvent<'a, &'a RawValue, OutcomeSummary>;
     type Raw<'a> = ToolCallEvent<'a, &'a RawValue, &'a RawValue>;
 
     const REJECTED: &str = r#"{"type":"tool_call","subtype":"completed","call_id":"call-1\nfc_1","tool_call":{"shellToolCall":{"result":{"rejected":{"command":"rm -rf build","reason":"","isReadonly":false}}},"hookAdditionalContexts":[],"toolCallId":"call-1\nfc_1","startedAtMs":"1784819289745","completedAtMs":"1784819290000"},"session_id":"s1","timestamp_ms":1784819290001}"#;
@@ -646,7 +478,7 @@ mod tests {
         let ev: Summary = read_tool_call(line.as_bytes()).unwrap();
         let call = ev.call.unwrap();
         assert_eq!(call.tool, "read");
-        assert_eq!(call.args.unwrap().0.path.0.as_deref(), Some("a.rs"));
+        assert_eq!(call.args.unwrap().get(), r#"{"path":"a.rs"}"#);
         assert_eq!((ev.started_at_ms, ev.completed_at_ms), (Some(1), Some(2)));
     }
 
@@ -699,7 +531,8 @@ mod tests {
         let ev: Summary = read_tool_call(line.as_bytes()).unwrap();
         let call = ev.call.unwrap();
         assert_eq!(call.tool, "lookup");
-        assert_eq!(call.args.unwrap().0.query.0.as_deref(), Some("rust"));
+        let args = crate::agent::tools::ArgsSummary::read(call.args.unwrap());
+        assert_eq!(args.query.0.as_deref(), Some("rust"));
     }
 
     #[test]
@@ -712,7 +545,8 @@ mod tests {
             let ev: Summary = read_tool_call(line.as_bytes()).unwrap();
             if let Some(call) = ev.call {
                 if let Some(args) = call.args {
-                    assert_eq!(args.0.command.0, None);
+                    let args = crate::agent::tools::ArgsSummary::read(args);
+                    assert_eq!(args.command.0, None);
                 }
                 if let Some(r) = call.result {
                     assert_eq!(r.payload.total_lines.as_u64(), Some(12));
@@ -730,7 +564,7 @@ mod tests {
     #[test]
     fn broken_json_is_an_error() {
         assert!(
-            read_tool_call::<Args, OutcomeSummary>(br#"{"type":"tool_call","tool_call":{"#)
+            read_tool_call::<&RawValue, OutcomeSummary>(br#"{"type":"tool_call","tool_call":{"#)
                 .is_err()
         );
     }

@@ -8,7 +8,7 @@ use std::fmt::{self, Display, Write as _};
 
 use anstyle::{AnsiColor, Style};
 
-use crate::output::Output;
+use super::Output;
 
 /// How many messages of one kind are shown before the rest are only counted.
 const SHOWN_PER_KIND: u64 = 5;
@@ -26,38 +26,25 @@ impl Display for BadInput {
 
 impl std::error::Error for BadInput {}
 
-/// The events that are read in full somewhere, for the "unreadable … event" reports.
+/// An event a dialect reads in full, named for the "unreadable … event" reports.
 #[derive(Debug, Clone, Copy)]
-pub enum Reading {
-    Assistant,
-    Thinking,
-    ToolCall,
-    SystemInit,
-    Result,
+pub struct Reading {
+    /// The event as the user knows it: `assistant`, `tool_call`, `item.completed`, …
+    pub event: &'static str,
+    /// The kind, for counting repeated reports: `unreadable assistant events`.
+    pub kind: &'static str,
 }
 
-impl Reading {
-    fn name(self) -> &'static str {
-        match self {
-            Reading::Assistant => "assistant",
-            Reading::Thinking => "thinking",
-            Reading::ToolCall => "tool_call",
-            Reading::SystemInit => "system/init",
-            Reading::Result => "result",
+/// `reading!("assistant")` is the [`Reading`] of `assistant` events.
+macro_rules! reading {
+    ($event:literal) => {
+        $crate::out::diag::Reading {
+            event: $event,
+            kind: concat!("unreadable ", $event, " events"),
         }
-    }
-
-    /// The kind, for counting repeated reports.
-    fn kind(self) -> &'static str {
-        match self {
-            Reading::Assistant => "unreadable assistant events",
-            Reading::Thinking => "unreadable thinking events",
-            Reading::ToolCall => "unreadable tool_call events",
-            Reading::SystemInit => "unreadable system events",
-            Reading::Result => "unreadable result events",
-        }
-    }
+    };
 }
+pub(crate) use reading;
 
 pub struct Diag {
     source: String,
@@ -132,18 +119,18 @@ impl Diag {
 
     /// The event read, or `None` after reporting why it could not be (a bad line: fatal
     /// under `--strict`).
-    pub fn readable<T>(
+    pub fn readable<T, E: Display>(
         &mut self,
         out: &mut Output,
         what: Reading,
         line: &[u8],
-        read: Result<T, serde_json::Error>,
+        read: Result<T, E>,
     ) -> Result<Option<T>, BadInput> {
         match read {
             Ok(value) => Ok(Some(value)),
             Err(e) => {
-                let message = format_args!("unreadable {} event ({e})", what.name());
-                self.bad_line(out, what.kind(), message, line)?;
+                let message = format_args!("unreadable {} event ({e})", what.event);
+                self.bad_line(out, what.kind, message, line)?;
                 Ok(None)
             }
         }
@@ -213,7 +200,7 @@ impl Display for Excerpt<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Only the start is decoded: a bad line can be many MiB.
         let cut = self.0.len().min(EXCERPT_CHARS * 4);
-        let text = crate::human::one_line(&String::from_utf8_lossy(&self.0[..cut]), EXCERPT_CHARS);
+        let text = super::one_line(&String::from_utf8_lossy(&self.0[..cut]), EXCERPT_CHARS);
         f.write_str(&text)?;
         if cut < self.0.len() && !text.ends_with('…') {
             f.write_str("…")?;
@@ -225,7 +212,7 @@ impl Display for Excerpt<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::{OutputMode, testing::capture};
+    use crate::out::{OutputMode, testing::capture};
 
     #[test]
     fn excerpt_is_safe_and_short() {

@@ -1,11 +1,13 @@
 //! `run`: start the agent, show its stream live, and stop it when it is done.
 //!
-//! The agent can keep running after it printed its `result`, and a hung agent would stall
-//! a CI job for ever. So the command runs in a process group of its own, its stdout goes
-//! through the chosen view, and a watchdog thread stops the group (SIGTERM, then SIGKILL)
-//! when the `result` has arrived and the agent has not exited within the grace period,
-//! when it has printed nothing for the idle timeout, or when the user presses Ctrl-C.
-//! The agent's stderr is passed through, and the usual failures get a one-line hint.
+//! An agent can keep running after its terminal event (Cursor's and Claude's `result`,
+//! Codex's `turn.completed`, …), and a hung agent would stall a CI job for ever. So the
+//! command runs in a process group of its own (which also holds the children that Gemini
+//! and Qwen re-spawn themselves as), its stdout goes through the chosen view, and a
+//! watchdog thread stops the group (SIGTERM, then SIGKILL) when the terminal event has
+//! arrived and the agent has not exited within the grace period, when it has printed
+//! nothing for the idle timeout, or when the user presses Ctrl-C. The agent's stderr is
+//! passed through, and the usual failures get a one-line hint for that agent.
 
 use std::ffi::OsString;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -18,14 +20,8 @@ use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process_group};
 
-use crate::session::ExitStatus;
-
-/// Stopped because the agent printed nothing for `--idle-timeout` (as `timeout(1)`).
-pub const TIMED_OUT: ExitStatus = ExitStatus(124);
-/// The command could not be started (as a shell says for a missing command).
-pub const CANNOT_START: ExitStatus = ExitStatus(127);
-/// Stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
-pub const INTERRUPTED: ExitStatus = ExitStatus(130);
+use crate::agent::event::Agent;
+use crate::exit::ExitStatus;
 
 /// How long a stopped agent gets between SIGTERM and SIGKILL.
 const KILL_AFTER: Duration = Duration::from_secs(2);
@@ -46,9 +42,10 @@ pub struct Watch {
     start: Option<Instant>,
     /// Milliseconds since `start` of the agent's last output.
     last_output_ms: AtomicU64,
-    /// Milliseconds since `start` when a `result` arrived; 0 before.
+    /// Milliseconds since `start` when the terminal event arrived; 0 before.
     result_ms: AtomicU64,
-    /// The dispatcher sets it when a `result` event arrives.
+    /// The dispatcher sets it while the agent's terminal event has been seen (OpenCode can
+    /// take it back: a step after its `stop`).
     pub result_seen: Arc<AtomicBool>,
     exited: AtomicBool,
     timed_out: AtomicBool,
@@ -67,7 +64,7 @@ impl Watch {
 }
 
 /// The started agent, ready to be read.
-pub struct Agent {
+pub struct Supervised {
     child: Arc<Mutex<Child>>,
     stdout: Option<ActivityReader<std::process::ChildStdout>>,
     pub watch: Arc<Watch>,
@@ -80,8 +77,8 @@ pub struct Agent {
 /// The agent could not be started.
 pub struct CannotStart(pub String);
 
-impl Agent {
-    pub fn start(opts: &RunOptions) -> Result<Agent, CannotStart> {
+impl Supervised {
+    pub fn start(opts: &RunOptions) -> Result<Supervised, CannotStart> {
         let Some((program, args)) = opts.command.split_first() else {
             return Err(CannotStart("no command given".into()));
         };
@@ -111,11 +108,12 @@ impl Agent {
             watch: watch.clone(),
         };
         let stderr = child.stderr.take().expect("stderr is piped");
+        let agent = Agent::from_program(&program.to_string_lossy());
         let stderr_thread = {
             let watch = watch.clone();
             thread::Builder::new()
                 .name("agent stderr".into())
-                .spawn(move || pass_stderr(stderr, &watch))
+                .spawn(move || pass_stderr(stderr, agent, &watch))
                 .ok()
         };
         let child = Arc::new(Mutex::new(child));
@@ -133,7 +131,7 @@ impl Agent {
             on_interrupt.interrupted.store(true, Ordering::Relaxed);
             stop(pgid);
         });
-        Ok(Agent {
+        Ok(Supervised {
             child,
             stdout: Some(stdout),
             watch,
@@ -194,10 +192,10 @@ impl Agent {
         let watch = &self.watch;
         if watch.interrupted.load(Ordering::Relaxed) {
             let _ = writeln!(err, "cursor-stream: interrupted: the agent was stopped");
-            return INTERRUPTED;
+            return ExitStatus::INTERRUPTED;
         }
         if watch.timed_out.load(Ordering::Relaxed) {
-            return TIMED_OUT;
+            return ExitStatus::TIMED_OUT;
         }
         if watch.result_seen.load(Ordering::Relaxed) {
             if watch.stopped_after_result.load(Ordering::Relaxed) {
@@ -249,7 +247,7 @@ impl<R: Read> Read for ActivityReader<R> {
 }
 
 /// Copies the agent's stderr to ours as it comes, and names the failures it recognises.
-fn pass_stderr(stderr: impl Read, watch: &Watch) -> Vec<&'static str> {
+fn pass_stderr(stderr: impl Read, agent: Option<Agent>, watch: &Watch) -> Vec<&'static str> {
     let mut hints = Vec::new();
     let mut reader = BufReader::new(stderr);
     let mut line = Vec::new();
@@ -263,49 +261,94 @@ fn pass_stderr(stderr: impl Read, watch: &Watch) -> Vec<&'static str> {
         let mut err = io::stderr().lock();
         let _ = err.write_all(&line);
         let _ = err.flush();
-        let hint = hint_for(&String::from_utf8_lossy(&line));
+        let hint = hint_for(agent, &String::from_utf8_lossy(&line));
         if let Some(hint) = hint.filter(|h| !hints.contains(h)) {
             hints.push(hint);
         }
     }
 }
 
-/// A one-line hint for the failures users of the CLI run into most.
-pub fn hint_for(message: &str) -> Option<&'static str> {
+/// A one-line hint for the failures users of each agent CLI run into most (the messages
+/// come from public reports and from running the CLIs offline, `../shared/e2e/`). With no
+/// agent known, every agent's hints are tried.
+pub fn hint_for(agent: Option<Agent>, message: &str) -> Option<&'static str> {
     let m = message.to_ascii_lowercase();
     let any = |needles: &[&str]| needles.iter().any(|n| m.contains(n));
-    if any(&["workspace trust", "trust this directory", "--trust"]) {
-        Some(
-            "the agent does not trust this directory yet: pass --trust to it (or run `agent` here once)",
-        )
-    } else if any(&[
-        "not authenticated",
-        "authentication required",
-        "not logged in",
-        "agent login",
-        "unauthorized",
-        "invalid api key",
-    ]) {
-        Some("the agent is not logged in: run `agent login`, or set CURSOR_API_KEY")
-    } else if any(&[
-        "usage limit",
-        "rate limit",
-        "quota",
-        "you've hit your",
-        "too many requests",
-    ]) {
-        Some("the account's usage limit is reached: wait for it to reset, or use another model")
-    } else if any(&[
-        "unknown model",
-        "model not found",
-        "cannot use this model",
-        "invalid model",
-        "not a valid model",
-    ]) {
-        Some("the model is not available to this account: check the --model value")
-    } else {
-        None
-    }
+    let agents: &[Agent] = match &agent {
+        Some(a) => std::slice::from_ref(a),
+        None => &Agent::ALL,
+    };
+    agents.iter().find_map(|agent| match agent {
+        Agent::Cursor => {
+            if any(&["workspace trust", "trust this directory", "--trust"]) {
+                Some("the agent does not trust this directory yet: pass --trust to it (or run `agent` here once)")
+            } else if any(&[
+                "not authenticated",
+                "authentication required",
+                "not logged in",
+                "agent login",
+                "unauthorized",
+                "invalid api key",
+            ]) {
+                Some("the agent is not logged in: run `agent login`, or set CURSOR_API_KEY")
+            } else if any(&["usage limit", "rate limit", "quota", "you've hit your", "too many requests"]) {
+                Some("the account's usage limit is reached: wait for it to reset, or use another model")
+            } else if any(&[
+                "unknown model",
+                "model not found",
+                "cannot use this model",
+                "invalid model",
+                "not a valid model",
+            ]) {
+                Some("the model is not available to this account: check the --model value")
+            } else {
+                None
+            }
+        }
+        Agent::Claude => {
+            if any(&["requires --verbose"]) {
+                Some("claude needs --verbose with -p --output-format stream-json")
+            } else if any(&["cannot be used with root/sudo"]) {
+                Some("as root, claude refuses --dangerously-skip-permissions unless IS_SANDBOX=1 is set (in a sandbox only)")
+            } else if any(&["invalid api key", "please run /login", "not logged in", "authentication_error"]) {
+                Some("claude is not logged in: run `claude /login`, or set ANTHROPIC_API_KEY")
+            } else {
+                None
+            }
+        }
+        Agent::Codex => {
+            if any(&["not inside a trusted directory", "skip-git-repo-check"]) {
+                Some("codex runs only in a trusted git repository: run it in one, or pass --skip-git-repo-check")
+            } else if any(&["openai_api_key", "401 unauthorized", "codex login"]) {
+                Some("codex is not logged in: run `codex login`, or set OPENAI_API_KEY")
+            } else {
+                None
+            }
+        }
+        Agent::Gemini => {
+            if any(&["auth method", "gemini_api_key", "when using gemini api"]) {
+                Some("gemini has no credentials: set GEMINI_API_KEY (or GOOGLE_API_KEY), or log in once interactively")
+            } else if any(&["untrusted", "trusted folder"]) {
+                Some("gemini does not trust this folder in headless mode: trust it once interactively, or run it in a trusted folder")
+            } else {
+                None
+            }
+        }
+        Agent::Qwen => {
+            if any(&["openai_api_key", "auth-type", "no auth type", "authentication"]) {
+                Some("qwen has no credentials: pass --auth-type and set its key (OPENAI_API_KEY with --auth-type openai)")
+            } else {
+                None
+            }
+        }
+        Agent::OpenCode => {
+            if any(&["model not found", "providermodelnotfound"]) {
+                Some("opencode does not know this model: give it as provider/model with --model, one the config defines")
+            } else {
+                None
+            }
+        }
+    })
 }
 
 fn stop(pgid: Pid) {
@@ -333,7 +376,10 @@ fn watchdog(child: &Mutex<Child>, pgid: Pid, watch: &Watch, opts: &RunOptions) {
             continue;
         }
         let now = watch.now_ms();
-        if watch.result_seen.load(Ordering::Relaxed) {
+        if !watch.result_seen.load(Ordering::Relaxed) {
+            // The run went on after all (OpenCode): the grace starts again at the next end.
+            watch.result_ms.store(0, Ordering::Relaxed);
+        } else {
             let at = match watch.result_ms.load(Ordering::Relaxed) {
                 0 => {
                     watch.result_ms.store(now.max(1), Ordering::Relaxed);
@@ -373,26 +419,32 @@ mod tests {
 
     #[test]
     fn hints_for_the_usual_failures() {
+        let hint = |agent, m| hint_for(agent, m).unwrap_or("");
+        let cursor = Some(Agent::Cursor);
+        assert!(hint(cursor, "⚠ Workspace Trust Required").contains("--trust"));
         assert!(
-            hint_for("⚠ Workspace Trust Required")
-                .unwrap()
-                .contains("--trust")
+            hint(
+                cursor,
+                "Error: Authentication required. Please run 'agent login'"
+            )
+            .contains("login")
+        );
+        assert!(hint(cursor, "You've hit your usage limit for this month").contains("usage limit"));
+        assert!(hint(cursor, "Cannot use this model: gpt-9").contains("--model"));
+        assert!(
+            hint(
+                Some(Agent::Claude),
+                "Error: When using --print, --output-format=stream-json requires --verbose"
+            )
+            .contains("--verbose")
         );
         assert!(
-            hint_for("Error: Authentication required. Please run 'agent login'")
-                .unwrap()
-                .contains("login")
+            hint(
+                None,
+                "Not inside a trusted directory and --skip-git-repo-check was not specified."
+            )
+            .contains("codex")
         );
-        assert!(
-            hint_for("You've hit your usage limit for this month")
-                .unwrap()
-                .contains("usage limit")
-        );
-        assert!(
-            hint_for("Cannot use this model: gpt-9")
-                .unwrap()
-                .contains("--model")
-        );
-        assert_eq!(hint_for("all good"), None);
+        assert_eq!(hint_for(None, "all good"), None);
     }
 }

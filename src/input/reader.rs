@@ -15,32 +15,25 @@ use std::io::{self, Read};
 use std::ops::Range;
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender, TryRecvError};
 
-use crate::event::{self, BadLine, Head};
-use crate::line_buffer::{Line, LineReader};
+use super::line_buffer::{Line, LineReader};
+use super::peek::{Peeked, peek};
 
 /// Buffers in circulation: one being read into, one waiting, one with the views.
 const BUFFERS: usize = 3;
 
 /// The lines of one or more reads, in the buffer that holds them.
-pub struct Batch {
+pub(crate) struct Batch {
     data: Vec<u8>,
     pub lines: Vec<LineInfo>,
 }
 
 /// Where a line is in its batch, and what its peek found.
-pub struct LineInfo {
+pub(crate) struct LineInfo {
     raw: Range<usize>,
     bytes: Range<usize>,
     pub number: u64,
     pub unterminated: bool,
     pub peeked: Peeked,
-}
-
-pub enum Peeked {
-    /// Only whitespace.
-    Blank,
-    Event(Head),
-    Bad(BadLine),
 }
 
 impl Batch {
@@ -57,7 +50,7 @@ impl Batch {
 }
 
 /// What the dispatcher holds of the reading thread.
-pub struct Reader {
+pub(crate) struct Reader {
     batches: Receiver<io::Result<Batch>>,
     spares: Sender<Batch>,
     /// Joined once the thread has said it is done, so that no thread outlives a whole
@@ -67,7 +60,7 @@ pub struct Reader {
 }
 
 /// The next batch, or why there is none.
-pub enum Next {
+pub(crate) enum Next {
     Batch(Batch),
     /// None is ready; the next `wait` may block.
     NotYet,
@@ -249,28 +242,18 @@ impl Pool {
     }
 }
 
-fn peek(bytes: &[u8]) -> Peeked {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Peeked::Blank;
-    }
-    match event::peek(bytes) {
-        Ok(head) => Peeked::Event(head),
-        Err(bad) => Peeked::Bad(bad),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::EventKind;
+    use crate::input::peek::NameId;
 
-    fn all_lines(input: &'static [u8]) -> Vec<(String, Option<EventKind>)> {
+    fn all_lines(input: &'static [u8]) -> Vec<(String, Option<NameId>)> {
         let mut reader = Reader::spawn(input, 16, None).unwrap();
         let mut out = Vec::new();
         while let Some(batch) = reader.wait().unwrap() {
             for info in &batch.lines {
                 let kind = match &info.peeked {
-                    Peeked::Event(head) => Some(head.kind),
+                    Peeked::Event(head) => Some(head.name),
                     _ => None,
                 };
                 out.push((
@@ -289,10 +272,10 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (r#"{"type":"user"}"#.to_string(), Some(EventKind::User)),
+                (r#"{"type":"user"}"#.to_string(), Some(NameId::USER)),
                 (String::new(), None),
                 ("banner".to_string(), None),
-                (r#"{"type":"result"}"#.to_string(), Some(EventKind::Result)),
+                (r#"{"type":"result"}"#.to_string(), Some(NameId::RESULT)),
             ]
         );
     }

@@ -10,11 +10,16 @@
 
 use serde_json::value::RawValue;
 
-use crate::event::KindSet;
-use crate::filter::EventFilter;
-use crate::path::{self, Paths, Value};
-use crate::session::{ExitStatus, Sessions};
-use crate::view::{Ctx, Event, View};
+pub mod path;
+
+use crate::agent::RawLine;
+use crate::agent::event::{Event, Wants};
+use crate::exit::ExitStatus;
+use crate::input::peek::{Head, TypeSet};
+use crate::runs::Runs;
+use crate::view::filter::{EventFilter, LineFacts};
+use crate::view::{Ctx, View};
+use path::{Paths, Value};
 
 #[derive(Debug, Clone)]
 pub struct GetOptions {
@@ -30,6 +35,7 @@ pub struct GetOptions {
 
 pub struct GetView {
     opts: GetOptions,
+    facts: LineFacts,
     buf: Vec<u8>,
     values: u64,
     last_falsy: bool,
@@ -40,6 +46,7 @@ impl GetView {
     pub fn new(opts: GetOptions) -> GetView {
         GetView {
             opts,
+            facts: LineFacts::default(),
             buf: Vec::new(),
             values: 0,
             last_falsy: false,
@@ -65,40 +72,49 @@ impl GetView {
 }
 
 impl View for GetView {
-    fn interest(&self) -> KindSet {
-        self.opts.filter.interest()
+    fn wants(&self) -> Wants {
+        self.opts.filter.wants()
+    }
+
+    fn raw_types(&self) -> TypeSet {
+        self.opts.filter.raw_types()
     }
 
     fn reports_runs(&self) -> bool {
         false
     }
 
-    fn exit_status(&self, _runs: &Sessions) -> ExitStatus {
+    fn exit_status(&self, _runs: &Runs) -> ExitStatus {
         if self.errors > 0 {
-            ExitStatus(5)
+            ExitStatus::PATH_ERROR
         } else if !self.opts.exit_status {
             ExitStatus::SUCCESS
         } else if self.values == 0 {
-            ExitStatus(4)
+            ExitStatus::NO_VALUE
         } else if self.last_falsy {
-            ExitStatus(1)
+            ExitStatus::FALSY
         } else {
             ExitStatus::SUCCESS
         }
     }
 
     fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        if !self.opts.filter.passes(ev, &ctx.run) {
+        self.facts.event(ev, ctx);
+        Ok(())
+    }
+
+    fn after(&mut self, line: &RawLine<'_>, head: &Head, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if !self.opts.filter.passes(line, head, &self.facts, ctx) {
             return Ok(());
         }
-        let root: &RawValue = match serde_json::from_slice(ev.line) {
+        let root: &RawValue = match serde_json::from_slice(line.bytes) {
             Ok(root) => root,
             Err(e) => {
                 ctx.diag.bad_line(
                     &mut ctx.out,
                     "lines that are not JSON",
                     format_args!("not JSON ({e})"),
-                    ev.line,
+                    line.bytes,
                 )?;
                 return Ok(());
             }

@@ -1,0 +1,641 @@
+//! Claude Code's (and Qwen Code's) lines, read into borrowed structs.
+//!
+//! ```text
+//! {"type":"system","subtype":"init","cwd":"…","session_id":"…","tools":[…],"model":"…",…,"claude_code_version":"2.1.x","uuid":"…"}
+//! {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"…"}},"session_id":"…","parent_tool_use_id":null,"uuid":"…"}
+//! {"type":"assistant","message":{"id":"msg_…","content":[{"type":"text","text":"…"}|{"type":"tool_use","id":"toolu_…","name":"Bash","input":{…}}|{"type":"thinking","thinking":"…"}],…},"parent_tool_use_id":null,"session_id":"…",…}
+//! {"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_…","content":"…"|[…],"is_error":true}]},"tool_use_result":{…},…}
+//! {"type":"result","subtype":"success","is_error":false,"result":"<last message>","usage":{…},"total_cost_usd":…,…}
+//! ```
+//!
+//! Key order varies between releases (`type` is not the first key of 2.1.219+ `result`
+//! lines; `tool_result` blocks come in both orders): everything is read by key.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+use crate::agent::event::Effect;
+use crate::input::json::{AppendText, EachElement, KeyIn, MaybeStr, OptStr};
+use crate::input::lenient::{Flag, Num};
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(super) struct Init<'a> {
+    #[serde(borrow)]
+    pub session_id: MaybeStr<'a>,
+    #[serde(borrow)]
+    pub model: MaybeStr<'a>,
+    #[serde(borrow)]
+    pub cwd: MaybeStr<'a>,
+    pub qwen_code_version: Option<IgnoredAny>,
+    pub permission_mode: Option<IgnoredAny>,
+}
+
+pub(super) fn read_init(line: &[u8]) -> Result<Init<'_>, serde_json::Error> {
+    serde_json::from_slice(line)
+}
+
+/// The fields of the other `system` events this dialect reads.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(super) struct System<'a> {
+    #[serde(borrow)]
+    pub tool_use_id: MaybeStr<'a>,
+    pub attempt: Num,
+    pub max_retries: Num,
+    #[serde(borrow)]
+    pub error: MaybeStr<'a>,
+    #[serde(borrow)]
+    data: Option<Fallback<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct Fallback<'a> {
+    #[serde(borrow)]
+    from_model: MaybeStr<'a>,
+    #[serde(borrow)]
+    to_model: MaybeStr<'a>,
+}
+
+impl System<'_> {
+    pub fn fallback(&self) -> Option<(&str, &str)> {
+        let data = self.data.as_ref()?;
+        Some((data.from_model.as_deref()?, data.to_model.as_deref()?))
+    }
+}
+
+/// A `system` line that cannot be read is no worse than one that says nothing.
+pub(super) fn read_system(line: &[u8]) -> System<'_> {
+    serde_json::from_slice(line).unwrap_or_default()
+}
+
+/// `rate_limit_info.status` of a `rate_limit_event`.
+pub(super) fn rate_limit(line: &[u8]) -> Option<Cow<'_, str>> {
+    #[derive(Deserialize)]
+    struct Event<'a> {
+        #[serde(borrow)]
+        rate_limit_info: Info<'a>,
+    }
+    #[derive(Deserialize)]
+    struct Info<'a> {
+        #[serde(borrow, default)]
+        status: MaybeStr<'a>,
+    }
+    serde_json::from_slice::<Event>(line)
+        .ok()?
+        .rate_limit_info
+        .status
+        .0
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) enum StreamKind {
+    MessageStart,
+    BlockStart,
+    BlockDelta,
+    #[default]
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) enum BlockKind {
+    Text,
+    Thinking,
+    ToolUse,
+    ToolResult,
+    #[default]
+    Other,
+}
+
+impl BlockKind {
+    fn of(name: Option<usize>) -> BlockKind {
+        match name {
+            Some(0) => BlockKind::Text,
+            Some(1) | Some(2) => BlockKind::Thinking,
+            Some(3) => BlockKind::ToolUse,
+            Some(4) => BlockKind::ToolResult,
+            _ => BlockKind::Other,
+        }
+    }
+}
+
+const BLOCK_KINDS: &[&str] = &[
+    "text",
+    "thinking",
+    "redacted_thinking",
+    "tool_use",
+    "tool_result",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) enum DeltaKind {
+    Text,
+    Thinking,
+    #[default]
+    Other,
+}
+
+/// A `stream_event` line; the delta's text is appended to the caller's buffer.
+#[derive(Debug, Default)]
+pub(super) struct StreamEvent<'a> {
+    pub kind: StreamKind,
+    /// `parent_tool_use_id` is null or absent: the event is the main agent's.
+    pub top_level: bool,
+    pub message_id: Option<Cow<'a, str>>,
+    pub block: BlockKind,
+    pub delta: DeltaKind,
+}
+
+pub(super) fn read_stream_event<'a>(
+    line: &'a [u8],
+    text: &mut Vec<u8>,
+) -> Result<StreamEvent<'a>, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_slice(line);
+    let ev = de.deserialize_map(StreamSeed { text })?;
+    de.end()?;
+    Ok(ev)
+}
+
+struct StreamSeed<'t> {
+    text: &'t mut Vec<u8>,
+}
+
+impl<'de> Visitor<'de> for StreamSeed<'_> {
+    type Value = StreamEvent<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a stream_event object")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let mut ev = StreamEvent {
+            top_level: true,
+            ..StreamEvent::default()
+        };
+        while let Some(key) = map.next_key_seed(KeyIn(&["event", "parent_tool_use_id"]))? {
+            match key {
+                Some(0) => {
+                    map.next_value_seed(EventSeed {
+                        text: &mut *self.text,
+                        ev: &mut ev,
+                    })?;
+                }
+                Some(1) => ev.top_level = map.next_value_seed(OptStr)?.is_none(),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(ev)
+    }
+}
+
+/// The `event` object: the Anthropic Messages streaming event.
+struct EventSeed<'t, 'e, 'de> {
+    text: &'t mut Vec<u8>,
+    ev: &'e mut StreamEvent<'de>,
+}
+
+impl<'de> DeserializeSeed<'de> for EventSeed<'_, '_, 'de> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EventSeed<'_, '_, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a streaming event object")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+        #[derive(Deserialize)]
+        struct Head<'a> {
+            #[serde(rename = "type", borrow, default)]
+            kind: MaybeStr<'a>,
+        }
+        #[derive(Deserialize)]
+        struct Message<'a> {
+            #[serde(borrow, default)]
+            id: MaybeStr<'a>,
+        }
+        const KEYS: &[&str] = &["type", "delta", "content_block", "message"];
+        while let Some(key) = map.next_key_seed(KeyIn(KEYS))? {
+            match key {
+                Some(0) => {
+                    self.ev.kind = match map.next_value_seed(KeyIn(&[
+                        "message_start",
+                        "content_block_start",
+                        "content_block_delta",
+                    ]))? {
+                        Some(0) => StreamKind::MessageStart,
+                        Some(1) => StreamKind::BlockStart,
+                        Some(2) => StreamKind::BlockDelta,
+                        _ => StreamKind::Other,
+                    }
+                }
+                Some(1) => {
+                    self.ev.delta = map.next_value_seed(DeltaSeed {
+                        text: &mut *self.text,
+                    })?
+                }
+                Some(2) => {
+                    let head: Option<Head> = map.next_value()?;
+                    self.ev.block = head.map_or(BlockKind::Other, |h| {
+                        BlockKind::of(
+                            h.kind
+                                .as_deref()
+                                .and_then(|k| BLOCK_KINDS.iter().position(|n| *n == k)),
+                        )
+                    });
+                }
+                Some(3) => {
+                    let message: Option<Message> = map.next_value()?;
+                    self.ev.message_id = message.and_then(|m| m.id.0);
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `delta`: `text_delta` and `thinking_delta` text is appended; other deltas (tool input,
+/// signatures) are skipped.
+struct DeltaSeed<'t> {
+    text: &'t mut Vec<u8>,
+}
+
+impl<'de> DeserializeSeed<'de> for DeltaSeed<'_> {
+    type Value = DeltaKind;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<DeltaKind, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DeltaSeed<'_> {
+    type Value = DeltaKind;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a delta object")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<DeltaKind, M::Error> {
+        let mut kind = DeltaKind::Other;
+        let start = self.text.len();
+        while let Some(key) = map.next_key_seed(KeyIn(&["type", "text", "thinking"]))? {
+            match key {
+                Some(0) => {
+                    kind = match map.next_value_seed(KeyIn(&["text_delta", "thinking_delta"]))? {
+                        Some(0) => DeltaKind::Text,
+                        Some(1) => DeltaKind::Thinking,
+                        _ => DeltaKind::Other,
+                    }
+                }
+                Some(_) => map.next_value_seed(AppendText {
+                    text: &mut *self.text,
+                })?,
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if kind == DeltaKind::Other {
+            self.text.truncate(start);
+        }
+        Ok(kind)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<DeltaKind, E> {
+        Ok(DeltaKind::Other)
+    }
+}
+
+/// An `assistant` or `user` line: what is around its content blocks.
+#[derive(Deserialize)]
+pub(super) struct Message<'a> {
+    #[serde(borrow, default)]
+    message: Option<MessageBody<'a>>,
+    #[serde(borrow, default)]
+    pub parent_tool_use_id: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    pub session_id: MaybeStr<'a>,
+    /// 2.1.x lines carry an RFC 3339 time.
+    #[serde(borrow, default)]
+    pub timestamp: MaybeStr<'a>,
+    /// `user` lines (2.0.76+): the tool's structured output.
+    #[serde(borrow, default)]
+    pub tool_use_result: Option<&'a RawValue>,
+    /// `user` lines: `[{id, non_execution_kind}]` for calls that never ran.
+    #[serde(borrow, default)]
+    pub tool_result_meta: Option<&'a RawValue>,
+    #[serde(skip)]
+    pub message_id: Option<Cow<'a, str>>,
+    #[serde(skip)]
+    pub content: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct MessageBody<'a> {
+    #[serde(borrow, default)]
+    id: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+}
+
+pub(super) fn read_message(line: &[u8]) -> Result<Message<'_>, serde_json::Error> {
+    let mut msg: Message = serde_json::from_slice(line)?;
+    if let Some(body) = msg.message.take() {
+        msg.message_id = body.id.0;
+        msg.content = body.content;
+    }
+    Ok(msg)
+}
+
+/// One content block: `text`, `thinking`, `tool_use` or `tool_result`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(super) struct Block<'a> {
+    #[serde(rename = "type", deserialize_with = "block_kind")]
+    pub kind: BlockKind,
+    #[serde(borrow, deserialize_with = "lenient_str")]
+    pub text: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "lenient_str")]
+    pub thinking: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "lenient_str")]
+    pub id: Option<Cow<'a, str>>,
+    #[serde(borrow, deserialize_with = "lenient_str")]
+    pub name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub input: Option<&'a RawValue>,
+    #[serde(borrow, deserialize_with = "lenient_str")]
+    pub tool_use_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub content: Option<&'a RawValue>,
+    pub is_error: Flag,
+}
+
+fn block_kind<'de, D: Deserializer<'de>>(d: D) -> Result<BlockKind, D::Error> {
+    Ok(BlockKind::of(KeyIn(BLOCK_KINDS).deserialize(d)?))
+}
+
+fn lenient_str<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
+    OptStr.deserialize(d)
+}
+
+/// Calls `f` for each block of a message's `content` (a string content has none).
+pub(super) fn each_block<'a>(
+    content: Option<&'a RawValue>,
+    f: impl FnMut(Block<'a>),
+) -> Result<(), serde_json::Error> {
+    let Some(content) = content else {
+        return Ok(());
+    };
+    let mut de = serde_json::Deserializer::from_str(content.get());
+    EachElement::new(f).deserialize(&mut de)
+}
+
+/// Whether `tool_result_meta` says the call `id` never ran (a permission rule).
+pub(super) fn never_ran(meta: Option<&RawValue>, id: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Meta<'a> {
+        #[serde(borrow, default)]
+        id: MaybeStr<'a>,
+        #[serde(borrow, default)]
+        non_execution_kind: MaybeStr<'a>,
+    }
+    let Some(meta) = meta else { return false };
+    let Ok(list) = serde_json::from_str::<Vec<Meta>>(meta.get()) else {
+        return false;
+    };
+    list.iter()
+        .any(|m| m.id.as_deref() == Some(id) && m.non_execution_kind.0.is_some())
+}
+
+/// The text of a `tool_result` content: the string, or the first text block.
+pub(super) fn first_text(content: &RawValue) -> Option<String> {
+    if let Ok(s) = serde_json::from_str::<Cow<str>>(content.get()) {
+        return Some(s.into_owned());
+    }
+    let mut found = None;
+    let mut de = serde_json::Deserializer::from_str(content.get());
+    let _ = EachElement::new(|b: Block| {
+        if found.is_none() && b.kind == BlockKind::Text {
+            found = b.text.map(Cow::into_owned);
+        }
+    })
+    .deserialize(&mut de);
+    found
+}
+
+/// What `tool_use_result` says of a successful call: lines read or written, lines changed.
+pub(super) fn structured_effect(structured: &RawValue) -> Effect {
+    #[derive(Deserialize, Default)]
+    #[serde(default, rename_all = "camelCase")]
+    struct Structured<'a> {
+        #[serde(borrow)]
+        file: Option<File<'a>>,
+        #[serde(rename = "type", borrow)]
+        kind: MaybeStr<'a>,
+        #[serde(borrow)]
+        content: MaybeStr<'a>,
+        #[serde(borrow)]
+        structured_patch: Option<Vec<Hunk<'a>>>,
+    }
+    #[derive(Deserialize, Default)]
+    #[serde(default, rename_all = "camelCase")]
+    struct File<'a> {
+        num_lines: Num,
+        #[serde(borrow)]
+        _content: MaybeStr<'a>,
+    }
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Hunk<'a> {
+        #[serde(borrow)]
+        lines: Vec<MaybeStr<'a>>,
+    }
+    let Ok(s) = serde_json::from_str::<Structured>(structured.get()) else {
+        return Effect::default();
+    };
+    let mut effect = Effect::default();
+    if let Some(file) = &s.file {
+        effect.lines = file.num_lines.as_u64();
+    }
+    if s.kind.as_deref() == Some("create") {
+        effect.lines = s.content.as_deref().map(|c| c.lines().count() as u64);
+    }
+    if let Some(hunks) = &s.structured_patch {
+        let lines = hunks.iter().flat_map(|h| &h.lines);
+        let (mut added, mut removed) = (0, 0);
+        for line in lines.filter_map(|l| l.as_deref()) {
+            if line.starts_with('+') {
+                added += 1;
+            } else if line.starts_with('-') {
+                removed += 1;
+            }
+        }
+        if s.kind.as_deref() != Some("create") {
+            effect.added = Some(added);
+            effect.removed = Some(removed);
+        }
+    }
+    effect
+}
+
+/// The `result` event.
+#[derive(Deserialize)]
+pub(super) struct ResultLine<'a> {
+    #[serde(borrow, default)]
+    pub subtype: MaybeStr<'a>,
+    #[serde(default)]
+    pub is_error: Flag,
+    #[serde(borrow, default)]
+    pub result: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    pub session_id: MaybeStr<'a>,
+    #[serde(default)]
+    pub duration_ms: Num,
+    #[serde(default)]
+    pub total_cost_usd: Num,
+    #[serde(default)]
+    pub usage: Option<ResultUsage>,
+    /// Error subtypes' messages (2.1.x); Qwen's `error.message`.
+    #[serde(borrow, default)]
+    errors: Option<Vec<MaybeStr<'a>>>,
+    #[serde(borrow, default)]
+    error: Option<ErrorObject<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+struct ErrorObject<'a> {
+    #[serde(borrow, default)]
+    message: MaybeStr<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(super) struct ResultUsage {
+    pub input_tokens: Num,
+    pub output_tokens: Num,
+    pub cache_read_input_tokens: Num,
+    pub cache_creation_input_tokens: Num,
+    pub output_tokens_details: Option<OutputDetails>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(super) struct OutputDetails {
+    pub thinking_tokens: Num,
+}
+
+impl ResultLine<'_> {
+    /// The first error message the result gives.
+    pub fn first_error(&self) -> Option<&str> {
+        self.errors
+            .iter()
+            .flatten()
+            .find_map(|e| e.as_deref())
+            .or_else(|| self.error.as_ref()?.message.as_deref())
+    }
+}
+
+pub(super) fn read_result(line: &[u8]) -> Result<ResultLine<'_>, serde_json::Error> {
+    serde_json::from_slice(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_events_in_any_key_order() {
+        let mut text = Vec::new();
+        let ev = read_stream_event(
+            br#"{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a\nb"}},"session_id":"s","parent_tool_use_id":null,"uuid":"u"}"#,
+            &mut text,
+        )
+        .unwrap();
+        assert_eq!(
+            (ev.kind, ev.delta, ev.top_level),
+            (StreamKind::BlockDelta, DeltaKind::Text, true)
+        );
+        assert_eq!(text, b"a\nb");
+        text.clear();
+        let ev = read_stream_event(
+            br#"{"parent_tool_use_id":"toolu_1","event":{"delta":{"text":"sub","type":"text_delta"},"type":"content_block_delta"},"type":"stream_event"}"#,
+            &mut text,
+        )
+        .unwrap();
+        assert!(!ev.top_level);
+        assert_eq!(text, b"sub");
+        text.clear();
+        let ev = read_stream_event(
+            br#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\""}}}"#,
+            &mut text,
+        )
+        .unwrap();
+        assert_eq!(ev.delta, DeltaKind::Other);
+        assert!(text.is_empty());
+        let ev = read_stream_event(
+            br#"{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}}}"#,
+            &mut text,
+        )
+        .unwrap();
+        assert_eq!(ev.kind, StreamKind::MessageStart);
+        assert_eq!(ev.message_id.as_deref(), Some("msg_1"));
+    }
+
+    #[test]
+    fn blocks_of_both_key_orders() {
+        let msg = read_message(
+            br#"{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"ok"},{"type":"tool_result","content":[{"type":"text","text":"bad"}],"is_error":true,"tool_use_id":"t2"}]},"parent_tool_use_id":null}"#,
+        )
+        .unwrap();
+        let mut seen = Vec::new();
+        each_block(msg.content, |b| {
+            seen.push((
+                b.kind,
+                b.tool_use_id.unwrap().into_owned(),
+                b.is_error.0,
+                first_text(b.content.unwrap()),
+            ))
+        })
+        .unwrap();
+        assert_eq!(
+            seen,
+            [
+                (BlockKind::ToolResult, "t1".into(), None, Some("ok".into())),
+                (
+                    BlockKind::ToolResult,
+                    "t2".into(),
+                    Some(true),
+                    Some("bad".into())
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn result_in_the_2_1_26x_key_order() {
+        let r = read_result(br#"{"duration_api_ms":1,"is_error":true,"subtype":"error_max_turns","errors":["Reached maximum number of turns (15)"],"type":"result","duration_ms":542}"#).unwrap();
+        assert_eq!(r.subtype.as_deref(), Some("error_max_turns"));
+        assert_eq!(r.is_error.0, Some(true));
+        assert_eq!(
+            r.first_error(),
+            Some("Reached maximum number of turns (15)")
+        );
+        assert_eq!(r.result.0, None);
+    }
+}

@@ -1,0 +1,383 @@
+//! Cursor Agent CLI: `agent -p --output-format stream-json [--stream-partial-output]`.
+//!
+//! The format is described in [`wire`] (and `../shared/spec/stream-json.md`); the answer is
+//! rebuilt by [`answer`] (three forms of `assistant` event, each piece once); tool calls
+//! are read by [`tool_call`].
+//!
+//! | normalized | from |
+//! |---|---|
+//! | run start | `system/init` (or the first event of a run) |
+//! | text, segments | `assistant` (deduplicated), a `tool_call` ends a segment |
+//! | thinking | `thinking` `delta` / `completed` |
+//! | tool calls | `tool_call` `started` / `completed` (the variant key is the status) |
+//! | notices | `connection`, `retry` |
+//! | run end | `result`: success only for `subtype:"success"` with `is_error` not true; `json` prints the line on success, as the CLI's own json format |
+
+mod answer;
+pub(crate) mod tool_call;
+pub(crate) mod wire;
+
+use std::borrow::Cow;
+
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
+
+use super::event::{
+    Agent, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolCall, ToolKind,
+    ToolOutcome, ToolStatus, Usage, Wants,
+};
+use super::tools::{ArgsSummary, kind_of};
+use super::{Class, RawLine, Sink};
+use crate::input::json::has_top_level_key;
+use crate::input::peek::{Head, NameId, Subtype};
+use crate::out::diag::reading;
+use crate::runs::Outcome;
+use answer::Answer;
+use tool_call::{OutcomeSummary, Payload, Phase, ToolCallEvent, read_tool_call};
+
+pub(crate) fn classify(name: NameId) -> Class {
+    match name {
+        NameId::SYSTEM | NameId::RESULT => Class::lifecycle(Wants::NONE),
+        NameId::USER => Class::content(Wants::NONE),
+        NameId::ASSISTANT => Class::content(Wants::TEXT),
+        NameId::THINKING => Class::content(Wants::THINKING),
+        // A tool call also ends a segment of the answer.
+        NameId::TOOL_CALL => Class::content(Wants::TEXT.union(Wants::TOOLS)),
+        NameId::CONNECTION | NameId::RETRY => Class::noise(Wants::NOTICES),
+        NameId::INTERACTION_QUERY => Class::noise(Wants::NONE),
+        _ => Class::UNKNOWN,
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct Cursor {
+    answer: Answer,
+    thinking: Vec<u8>,
+}
+
+impl Cursor {
+    pub fn agent(&self) -> Agent {
+        Agent::Cursor
+    }
+
+    pub fn decode<S: Sink>(
+        &mut self,
+        line: &RawLine<'_>,
+        head: &Head,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        let wants = sink.wants();
+        match head.name {
+            NameId::SYSTEM => self.system(line, head, sink),
+            NameId::ASSISTANT if wants.has(Wants::TEXT) => {
+                match self.answer.assistant(line.bytes) {
+                    Ok([]) => Ok(()),
+                    Ok(new) => sink.event(Event::Text(new)),
+                    Err(e) => sink.unreadable(reading!("assistant"), line.bytes, &e),
+                }
+            }
+            NameId::THINKING if wants.has(Wants::THINKING) => {
+                self.thinking.clear();
+                match wire::read_thinking(line.bytes, &mut self.thinking) {
+                    Ok(phase) => sink.event(Event::Thinking {
+                        text: &self.thinking,
+                        done: phase == wire::ThinkingPhase::Completed,
+                    }),
+                    Err(e) => sink.unreadable(reading!("thinking"), line.bytes, &e),
+                }
+            }
+            NameId::TOOL_CALL => {
+                if wants.has(Wants::TEXT) {
+                    self.answer.tool_call();
+                    sink.event(Event::Segment)?;
+                }
+                if wants.has(Wants::TOOLS) {
+                    self.tool_call(line, wants, sink)?;
+                }
+                Ok(())
+            }
+            NameId::RESULT => self.result(line, sink),
+            NameId::CONNECTION | NameId::RETRY if wants.has(Wants::NOTICES) => {
+                match transport(head, line.bytes) {
+                    Some(notice) => sink.event(Event::Notice(&notice)),
+                    None => Ok(()),
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A run ended: nothing of it is kept.
+    pub fn reset(&mut self) {
+        self.answer.reset();
+    }
+
+    fn system<S: Sink>(
+        &mut self,
+        line: &RawLine<'_>,
+        head: &Head,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        // Only `init` starts a run; when the subtype is elsewhere in the line, the read
+        // below tells.
+        if let Subtype::Known(sub) = &head.subtype
+            && sub.as_deref() != Some("init")
+        {
+            return Ok(());
+        }
+        self.reset();
+        match wire::read_system(line.bytes) {
+            Ok(sys) if sys.subtype.as_deref() == Some("init") => sink.start_run(RunInfo {
+                agent: Agent::Cursor,
+                session_id: sys.session_id.map(Cow::into_owned),
+                model: sys.model.map(Cow::into_owned),
+                cwd: sys.cwd.map(Cow::into_owned),
+            }),
+            Ok(_) => Ok(()),
+            Err(e) => {
+                sink.unreadable(reading!("system/init"), line.bytes, &e)?;
+                sink.start_run(RunInfo::new(Agent::Cursor))
+            }
+        }
+    }
+
+    fn tool_call<S: Sink>(
+        &mut self,
+        line: &RawLine<'_>,
+        wants: Wants,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        // Keep of the (often huge) result only what the view shows.
+        if wants.has(Wants::TOOL_RAW) {
+            read_and_emit::<&RawValue, S>(line, wants, sink)
+        } else if wants.has(Wants::TOOL_DETAILS) {
+            read_and_emit::<OutcomeSummary, S>(line, wants, sink)
+        } else {
+            read_and_emit::<IgnoredAny, S>(line, wants, sink)
+        }
+    }
+
+    fn result<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> anyhow::Result<()> {
+        sink.ensure_run(Agent::Cursor)?;
+        sink.terminal(true);
+        self.reset();
+        let end = match wire::read_result(line.bytes) {
+            Ok(ev) => {
+                if let Some(id) = &ev.session_id {
+                    sink.session_seen(id);
+                }
+                let outcome = if ev.succeeded() {
+                    Outcome::Succeeded
+                } else {
+                    Outcome::Failed {
+                        reason: format!(
+                            "subtype {}, is_error {}",
+                            ev.subtype.as_deref().unwrap_or(""),
+                            ev.is_error.unwrap_or(false)
+                        ),
+                    }
+                };
+                let native_json = (outcome == Outcome::Succeeded).then_some(line.bytes);
+                return sink.end_run(RunEnd {
+                    outcome,
+                    final_text: Some(ev.text().as_bytes()),
+                    answer: super::event::AnswerCheck::Unchecked,
+                    usage: ev.usage().map(|u| Usage {
+                        input: u.input_tokens.as_u64().unwrap_or(0),
+                        output: u.output_tokens.as_u64().unwrap_or(0),
+                        cache_read: u.cache_read_tokens.as_u64().unwrap_or(0),
+                        cache_write: u.cache_write_tokens.as_u64().unwrap_or(0),
+                        reasoning: None,
+                        cost_usd: None,
+                    }),
+                    duration_ms: ev.duration_ms(),
+                    native_json,
+                });
+            }
+            Err(e) => {
+                sink.unreadable(reading!("result"), line.bytes, &e)?;
+                RunEnd {
+                    outcome: Outcome::Unreadable,
+                    ..RunEnd::unfinished()
+                }
+            }
+        };
+        sink.end_run(end)
+    }
+}
+
+/// What a kept result payload gives the views.
+trait Kept<'a>: Payload<'a> {
+    fn raw(&self) -> Option<&'a RawValue> {
+        None
+    }
+    fn summary(&self) -> Option<Cow<'_, OutcomeSummary>> {
+        None
+    }
+}
+
+impl<'a> Kept<'a> for &'a RawValue {
+    fn raw(&self) -> Option<&'a RawValue> {
+        Some(*self)
+    }
+    fn summary(&self) -> Option<Cow<'_, OutcomeSummary>> {
+        serde_json::from_str(self.get()).ok().map(Cow::Owned)
+    }
+}
+
+impl Kept<'_> for OutcomeSummary {
+    fn summary(&self) -> Option<Cow<'_, OutcomeSummary>> {
+        Some(Cow::Borrowed(self))
+    }
+}
+
+impl Kept<'_> for IgnoredAny {}
+
+fn read_and_emit<'a, P: Kept<'a>, S: Sink>(
+    line: &RawLine<'a>,
+    wants: Wants,
+    sink: &mut S,
+) -> anyhow::Result<()> {
+    let ev: ToolCallEvent<'a, &'a RawValue, P> = match read_tool_call(line.bytes) {
+        Ok(ev) => ev,
+        Err(e) => return sink.unreadable(reading!("tool_call"), line.bytes, &e),
+    };
+    if let Some(id) = &ev.session_id {
+        sink.session_seen(id);
+    }
+    let tool = ev.call.as_ref().map_or("unknown", |c| &c.tool);
+    let kind = kind_of(tool);
+    let args = ev.call.as_ref().and_then(|c| c.args);
+    let mut call = ToolCall {
+        id: ev.call_id.clone(),
+        tool: Cow::Borrowed(tool),
+        kind,
+        args: args
+            .filter(|_| wants.has(Wants::TOOL_RAW))
+            .map(Cow::Borrowed),
+        target: args
+            .filter(|_| wants.has(Wants::TOOL_DETAILS))
+            .and_then(|a| ArgsSummary::read(a).target(kind))
+            .map(Cow::Owned),
+        parent: None,
+        at_ms: ev.started_at_ms,
+    };
+    match ev.phase {
+        Phase::Started => {
+            call.at_ms = ev.started_at_ms.or(ev.timestamp_ms);
+            sink.tool_started(call)
+        }
+        Phase::Completed => {
+            let result = ev.call.as_ref().and_then(|c| c.result.as_ref());
+            let status = result.map_or_else(ToolStatus::unknown, |r| {
+                ToolStatus::new(Cow::Borrowed(&*r.status), class_of(&r.status))
+            });
+            let effect = match result.and_then(|r| r.payload.summary()) {
+                Some(summary) if wants.has(Wants::TOOL_DETAILS) => {
+                    effect(&summary, kind, status.class == StatusClass::Ok)
+                }
+                _ => Effect::default(),
+            };
+            sink.tool_ended(ToolOutcome {
+                call,
+                status,
+                result: result.and_then(|r| r.payload.raw()).map(Cow::Borrowed),
+                effect,
+                ended_ms: ev.completed_at_ms.or(ev.timestamp_ms),
+            })
+        }
+        Phase::Other => Ok(()),
+    }
+}
+
+/// A result variant's meaning.
+fn class_of(variant: &str) -> StatusClass {
+    match variant {
+        "success" => StatusClass::Ok,
+        "rejected" | "permissionDenied" | "readPermissionDenied" | "writePermissionDenied" => {
+            StatusClass::Rejected
+        }
+        _ => StatusClass::Failed,
+    }
+}
+
+/// What a call did, from its result payload.
+fn effect(o: &OutcomeSummary, kind: ToolKind, ok: bool) -> Effect {
+    if !ok {
+        return Effect {
+            error: o.error_text().map(str::to_owned),
+            ..Effect::default()
+        };
+    }
+    let mut e = Effect {
+        exit_code: o.exit_code.as_i64(),
+        signal: o.signal.0.clone().filter(|s| !s.is_empty()),
+        ..Effect::default()
+    };
+    match kind {
+        ToolKind::Read => {
+            e.empty = o.is_empty.0 == Some(true);
+            e.lines = o.total_lines.as_u64();
+        }
+        ToolKind::Write => e.lines = o.lines_created.as_u64(),
+        ToolKind::Edit => {
+            e.added = o.lines_added.as_u64();
+            e.removed = o.lines_removed.as_u64();
+        }
+        ToolKind::Grep => {
+            e.matches = o.workspace_results.matched_lines;
+            e.files = o.workspace_results.files;
+        }
+        ToolKind::Glob => e.files = o.total_files.as_u64().or(o.files.0),
+        ToolKind::Todo => e.todos = o.total_count.as_u64(),
+        ToolKind::Mcp if o.is_error.0 == Some(true) => {
+            e.error = Some("the tool reported an error".to_string());
+        }
+        _ => {}
+    }
+    e
+}
+
+/// `connection` and `retry` events, as notices.
+fn transport<'a>(head: &Head, line: &[u8]) -> Option<Notice<'a>> {
+    #[derive(serde::Deserialize)]
+    struct Transport<'a> {
+        #[serde(borrow, default)]
+        subtype: Option<Cow<'a, str>>,
+        #[serde(default)]
+        attempt: crate::input::lenient::Num,
+    }
+    let t: Transport = serde_json::from_slice(line).ok()?;
+    let attempt = t
+        .attempt
+        .as_u64()
+        .map(|n| format!(" (attempt {n})"))
+        .unwrap_or_default();
+    let (kind, text) = match (head.name, t.subtype.as_deref()) {
+        (NameId::CONNECTION, Some("reconnecting")) => (
+            NoticeKind::Retry,
+            format!("Connection lost, reconnecting{attempt}"),
+        ),
+        (NameId::CONNECTION, Some("reconnected")) => {
+            (NoticeKind::Recovered, "Reconnected".to_string())
+        }
+        (NameId::RETRY, Some("starting")) => (NoticeKind::Retry, format!("Retrying{attempt}")),
+        (NameId::RETRY, Some("resuming")) => (NoticeKind::Retry, format!("Resuming{attempt}")),
+        _ => return None,
+    };
+    Some(Notice {
+        kind,
+        text: Cow::Owned(text),
+    })
+}
+
+/// Cursor (and Claude) put `session_id` on every line: `check` reports the lines without.
+/// (Claude's control messages, which answer the SDK, have none.)
+pub(crate) fn missing_session_id(head: &Head, line: &[u8]) -> Option<String> {
+    let exempt = matches!(
+        head.name,
+        NameId::CONTROL_REQUEST | NameId::CONTROL_RESPONSE
+    );
+    (!exempt && !has_top_level_key(line, &["session_id"]))
+        .then(|| format!("{} event without session_id", head.type_name))
+}

@@ -1,0 +1,259 @@
+//! Telling which agent wrote a stream, from one event at a time.
+//!
+//! Each agent has type names of its own, and for the names they share (`system`,
+//! `assistant`, `user`, `result`, `error`, `tool_use`) a top-level key tells: Claude's and
+//! Qwen's lines carry `uuid` or `parent_tool_use_id`, Cursor's `timestamp_ms` or
+//! `model_call_id`, Gemini's a string `timestamp`, OpenCode's `sessionID`. The rules and
+//! their sources are in `../shared/spec/agents/*.md` ("telling streams apart").
+//!
+//! A line that tells nothing (a bare `user` line, an unknown type) gives `None`; the
+//! dispatcher then holds the lines until one tells, and reads the stream as Cursor's when
+//! none does.
+
+use super::event::Agent;
+use crate::input::json::top_level_members;
+use crate::input::peek::{Head, NameId, Subtype};
+
+/// The agent an event line belongs to, if the line alone tells.
+pub(crate) fn sniff(head: &Head, line: &[u8]) -> Option<Agent> {
+    match head.name {
+        NameId::THINKING
+        | NameId::TOOL_CALL
+        | NameId::CONNECTION
+        | NameId::RETRY
+        | NameId::INTERACTION_QUERY => Some(Agent::Cursor),
+        NameId::STREAM_EVENT
+        | NameId::RATE_LIMIT_EVENT
+        | NameId::CONTROL_REQUEST
+        | NameId::CONTROL_RESPONSE => Some(claude_or_qwen(&keys(line))),
+        NameId::THREAD_STARTED
+        | NameId::SESSION_CREATED
+        | NameId::TURN_STARTED
+        | NameId::TURN_COMPLETED
+        | NameId::TURN_FAILED
+        | NameId::ITEM_STARTED
+        | NameId::ITEM_UPDATED
+        | NameId::ITEM_COMPLETED => Some(Agent::Codex),
+        NameId::INIT | NameId::MESSAGE | NameId::TOOL_RESULT => Some(Agent::Gemini),
+        NameId::TEXT
+        | NameId::STEP_START
+        | NameId::STEP_FINISH
+        | NameId::REASONING
+        | NameId::DONE => Some(Agent::OpenCode),
+        NameId::TOOL_USE => {
+            let k = keys(line);
+            if k.session_id_camel || k.part {
+                Some(Agent::OpenCode)
+            } else {
+                Some(Agent::Gemini)
+            }
+        }
+        NameId::ERROR => {
+            let k = keys(line);
+            Some(if k.session_id_camel {
+                Agent::OpenCode
+            } else if k.severity || k.timestamp_text {
+                Agent::Gemini
+            } else {
+                Agent::Codex
+            })
+        }
+        NameId::SYSTEM => system(head, &keys(line)),
+        NameId::ASSISTANT | NameId::USER | NameId::RESULT => {
+            let k = keys(line);
+            if k.claude {
+                Some(claude_or_qwen(&k))
+            } else if k.cursor {
+                Some(Agent::Cursor)
+            } else if head.name == NameId::RESULT && (k.status || k.stats) {
+                Some(Agent::Gemini)
+            } else if head.name == NameId::RESULT && k.duration_api_ms {
+                Some(Agent::Cursor)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The agent a JSON object without `type` belongs to: only Codex before 0.44 writes such
+/// lines (a config summary, `{"prompt":…}`, then `{"id":…,"msg":{…}}` events).
+pub(crate) fn sniff_untyped(line: &[u8]) -> Option<Agent> {
+    let k = keys(line);
+    (k.codex_config || (k.id && k.msg)).then_some(Agent::Codex)
+}
+
+fn system(head: &Head, k: &Keys) -> Option<Agent> {
+    let init = match &head.subtype {
+        Subtype::Known(s) => s.as_deref() == Some("init"),
+        Subtype::NotPeeked => true,
+    };
+    if k.qwen {
+        Some(Agent::Qwen)
+    } else if k.claude || (init && k.tools) {
+        Some(Agent::Claude)
+    } else if k.api_key_source || k.cursor {
+        Some(Agent::Cursor)
+    } else {
+        None
+    }
+}
+
+fn claude_or_qwen(k: &Keys) -> Agent {
+    if k.qwen { Agent::Qwen } else { Agent::Claude }
+}
+
+/// The top-level keys that tell agents apart.
+#[derive(Default)]
+struct Keys {
+    /// `uuid`, `parent_tool_use_id`, `claude_code_version`, `num_turns`, `total_cost_usd`.
+    claude: bool,
+    /// `qwen_code_version`, `permission_mode`.
+    qwen: bool,
+    /// `timestamp_ms`, `model_call_id`.
+    cursor: bool,
+    api_key_source: bool,
+    tools: bool,
+    duration_api_ms: bool,
+    session_id_camel: bool,
+    part: bool,
+    severity: bool,
+    /// `timestamp` holding a string (Gemini's ISO time; OpenCode's is a number).
+    timestamp_text: bool,
+    status: bool,
+    stats: bool,
+    codex_config: bool,
+    id: bool,
+    msg: bool,
+}
+
+fn keys(line: &[u8]) -> Keys {
+    let mut k = Keys::default();
+    top_level_members(line, |key, value| {
+        match key {
+            b"uuid"
+            | b"parent_tool_use_id"
+            | b"claude_code_version"
+            | b"num_turns"
+            | b"total_cost_usd" => k.claude = true,
+            b"qwen_code_version" | b"permission_mode" => {
+                k.qwen = true;
+                k.claude = true;
+            }
+            b"timestamp_ms" | b"model_call_id" => k.cursor = true,
+            b"apiKeySource" => k.api_key_source = true,
+            b"tools" => k.tools = true,
+            b"duration_api_ms" => k.duration_api_ms = true,
+            b"sessionID" => k.session_id_camel = true,
+            b"part" => k.part = true,
+            b"severity" => k.severity = true,
+            b"timestamp" => k.timestamp_text = value.first() == Some(&b'"'),
+            b"status" => k.status = true,
+            b"stats" => k.stats = true,
+            b"sandbox" | b"approval" | b"workdir" | b"provider" => k.codex_config = true,
+            b"id" => k.id = true,
+            b"msg" => k.msg = true,
+            _ => {}
+        }
+        true
+    });
+    k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::peek::{Peeked, peek};
+
+    fn agent_of(line: &str) -> Option<Agent> {
+        match peek(line.as_bytes()) {
+            Peeked::Event(head) => sniff(&head, &line.as_bytes()[head.start..]),
+            _ => sniff_untyped(line.as_bytes()),
+        }
+    }
+
+    #[test]
+    fn first_lines_of_every_agent() {
+        for (line, agent) in [
+            (
+                r#"{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/w","session_id":"s","model":"Auto","permissionMode":"default"}"#,
+                Some(Agent::Cursor),
+            ),
+            (
+                r#"{"type":"system","subtype":"init","cwd":"/w","session_id":"s","tools":["Bash"],"mcp_servers":[],"model":"m","permissionMode":"default","apiKeySource":"none","claude_code_version":"2.0.76","uuid":"u"}"#,
+                Some(Agent::Claude),
+            ),
+            (
+                r#"{"type":"system","subtype":"hook_started","hook_id":"h","hook_name":"SessionStart:startup","hook_event":"SessionStart","uuid":"u","session_id":"s"}"#,
+                Some(Agent::Claude),
+            ),
+            (
+                r#"{"type":"system","subtype":"init","uuid":"u","session_id":"u","cwd":"/w","tools":[],"mcp_servers":[],"model":"q","permission_mode":"yolo","qwen_code_version":"0.15.6"}"#,
+                Some(Agent::Qwen),
+            ),
+            (
+                r#"{"type":"thread.started","thread_id":"t"}"#,
+                Some(Agent::Codex),
+            ),
+            (
+                r#"{"type":"init","timestamp":"2026-04-11T22:35:47.989Z","session_id":"s","model":"m"}"#,
+                Some(Agent::Gemini),
+            ),
+            (
+                r#"MCP issues detected. Run /mcp list for status.{"type":"init","timestamp":"t","session_id":"s","model":"m"}"#,
+                Some(Agent::Gemini),
+            ),
+            (
+                r#"{"type":"step_start","timestamp":1778041170989,"sessionID":"ses_1","part":{}}"#,
+                Some(Agent::OpenCode),
+            ),
+            (
+                r#"{"type":"error","timestamp":1778041147596,"sessionID":"ses_2","error":{"name":"UnknownError"}}"#,
+                Some(Agent::OpenCode),
+            ),
+            (
+                r#"{"type":"error","timestamp":"t","severity":"warning","message":"Loop detected"}"#,
+                Some(Agent::Gemini),
+            ),
+            (
+                r#"{"type":"error","message":"Reconnecting... 1/5"}"#,
+                Some(Agent::Codex),
+            ),
+            (
+                r#"{"sandbox":"danger-full-access","approval":"Never","provider":"openai","workdir":"/w","model":"codex-mini-latest"}"#,
+                Some(Agent::Codex),
+            ),
+            (
+                r#"{"id":"1","msg":{"type":"task_started"}}"#,
+                Some(Agent::Codex),
+            ),
+        ] {
+            assert_eq!(agent_of(line), agent, "{line}");
+        }
+    }
+
+    #[test]
+    fn shared_names_are_told_by_their_keys() {
+        let cursor_delta = r#"{"type":"assistant","message":{"role":"assistant","content":[]},"session_id":"s","timestamp_ms":1}"#;
+        assert_eq!(agent_of(cursor_delta), Some(Agent::Cursor));
+        let claude = r#"{"type":"assistant","message":{"id":"msg_1","content":[]},"parent_tool_use_id":null,"session_id":"s","uuid":"u"}"#;
+        assert_eq!(agent_of(claude), Some(Agent::Claude));
+        let claude_result = r#"{"duration_api_ms":1,"is_error":false,"num_turns":1,"subtype":"success","result":"x","type":"result","uuid":"u"}"#;
+        assert_eq!(agent_of(claude_result), Some(Agent::Claude));
+        let gemini_result = r#"{"type":"result","timestamp":"t","status":"success","stats":{}}"#;
+        assert_eq!(agent_of(gemini_result), Some(Agent::Gemini));
+        let gemini_tool = r#"{"type":"tool_use","timestamp":"t","tool_name":"read_file","tool_id":"x","parameters":{}}"#;
+        assert_eq!(agent_of(gemini_tool), Some(Agent::Gemini));
+        let opencode_tool =
+            r#"{"type":"tool_use","timestamp":1,"sessionID":"ses","part":{"type":"tool"}}"#;
+        assert_eq!(agent_of(opencode_tool), Some(Agent::OpenCode));
+        // Nested keys do not count, and a bare line tells nothing.
+        let nested = r#"{"type":"user","message":{"uuid":"x","content":[]},"session_id":"s"}"#;
+        assert_eq!(agent_of(nested), None);
+        assert_eq!(
+            agent_of(r#"{"type":"system","subtype":"init","session_id":"s1"}"#),
+            None
+        );
+    }
+}

@@ -1,0 +1,475 @@
+//! The normalized events: what every agent's stream comes down to.
+//!
+//! A dialect reads its agent's lines and gives, in stream order: a run start
+//! ([`RunInfo`]), then [`Event`]s — answer text already deduplicated, segment
+//! boundaries, reasoning, tool calls started and ended, notices — and a run end
+//! ([`RunEnd`]). The views are written once against these, for every agent.
+//!
+//! Events borrow from the line being read (or from the dialect's scratch) for the length
+//! of one call; a view that keeps something copies it.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde_json::value::RawValue;
+
+/// The agents whose streams this tool reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Agent {
+    /// Cursor Agent CLI, `agent -p --output-format stream-json`.
+    Cursor,
+    /// Claude Code, `claude -p --output-format stream-json --verbose`.
+    Claude,
+    /// Codex, `codex exec --json`.
+    Codex,
+    /// Gemini CLI, `gemini -p … --output-format stream-json`.
+    Gemini,
+    /// Qwen Code, `qwen -p … --output-format stream-json` (Claude's format).
+    Qwen,
+    /// OpenCode, `opencode run --format json`.
+    OpenCode,
+}
+
+impl Agent {
+    pub const ALL: [Agent; 6] = [
+        Agent::Cursor,
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Qwen,
+        Agent::OpenCode,
+    ];
+
+    /// The name used on the command line and in machine-readable output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Cursor => "cursor",
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Qwen => "qwen",
+            Agent::OpenCode => "opencode",
+        }
+    }
+
+    /// Whether the agent sends its answer as separate whole messages, which `text` keeps
+    /// apart (a blank line) so they do not run together. Cursor's and Gemini's answer is
+    /// one text streamed across tool rounds, joined with nothing as their own result is.
+    pub fn separates_messages(self) -> bool {
+        !matches!(self, Agent::Cursor | Agent::Gemini)
+    }
+
+    /// The agent a program is, from its name (`run` uses it before the stream tells).
+    pub fn from_program(program: &str) -> Option<Agent> {
+        let name = program.rsplit(['/', '\\']).next()?;
+        let name = name.strip_suffix(".exe").unwrap_or(name);
+        Some(match name {
+            "agent" | "cursor-agent" | "cursor" => Agent::Cursor,
+            "claude" => Agent::Claude,
+            "codex" => Agent::Codex,
+            "gemini" => Agent::Gemini,
+            "qwen" => Agent::Qwen,
+            "opencode" => Agent::OpenCode,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a view asks to be decoded; run starts and ends always come.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Wants(u16);
+
+impl Wants {
+    pub const NONE: Wants = Wants(0);
+    /// [`Event::Text`] and [`Event::Segment`]; also the check of the rebuilt answer.
+    pub const TEXT: Wants = Wants(1);
+    /// [`Event::Thinking`].
+    pub const THINKING: Wants = Wants(1 << 1);
+    /// [`Event::ToolStarted`] and [`Event::ToolEnded`].
+    pub const TOOLS: Wants = Wants(1 << 2);
+    /// Tool calls' arguments and results as the agent wrote them (`tools --json`).
+    pub const TOOL_RAW: Wants = Wants(1 << 3);
+    /// Tool calls' main argument and effect, for people (`tools`, `progress`).
+    pub const TOOL_DETAILS: Wants = Wants(1 << 4);
+    /// [`Event::Notice`].
+    pub const NOTICES: Wants = Wants(1 << 5);
+    /// [`RunEnd::final_text`] for the agents whose stream has no final answer of its own
+    /// (Codex, Gemini, OpenCode keep it for this).
+    pub const FINAL: Wants = Wants(1 << 6);
+    pub const ALL: Wants = Wants(u16::MAX);
+
+    pub const fn union(self, o: Wants) -> Wants {
+        Wants(self.0 | o.0)
+    }
+
+    pub const fn intersects(self, o: Wants) -> bool {
+        self.0 & o.0 != 0
+    }
+
+    pub const fn has(self, o: Wants) -> bool {
+        self.0 & o.0 == o.0
+    }
+}
+
+impl std::ops::BitOr for Wants {
+    type Output = Wants;
+    fn bitor(self, o: Wants) -> Wants {
+        self.union(o)
+    }
+}
+
+/// A run starts: what its agent said of it (all empty where the stream does not say).
+#[derive(Debug, Clone)]
+pub struct RunInfo {
+    pub agent: Agent,
+    /// Cursor, Claude, Qwen, Gemini `session_id`; Codex `thread_id`; OpenCode `sessionID`.
+    pub session_id: Option<String>,
+    pub model: Option<String>,
+    pub cwd: Option<String>,
+}
+
+impl RunInfo {
+    pub fn new(agent: Agent) -> RunInfo {
+        RunInfo {
+            agent,
+            session_id: None,
+            model: None,
+            cwd: None,
+        }
+    }
+}
+
+/// One normalized event.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// New answer text, deduplicated: each piece of the answer comes exactly once.
+    Text(&'a [u8]),
+    /// The answer text that follows starts a new segment (after a round of tool calls) or
+    /// a new message; `text --separator` writes between them.
+    Segment,
+    /// Reasoning. `done` ends a phase (a phase may also come whole, with `done`).
+    Thinking { text: &'a [u8], done: bool },
+    /// A tool call starts; `seq` is its place in start order within the run.
+    ToolStarted { call: &'a ToolCall<'a>, seq: u64 },
+    /// A tool call ended (or never will: status `pending` at the run's end).
+    ToolEnded(&'a ToolEnd<'a>),
+    /// Something the agent reports that is not the answer: a retry, a warning.
+    Notice(&'a Notice<'a>),
+}
+
+/// A tool call, as its start (or its end, when no start was seen) describes it.
+#[derive(Debug, Clone)]
+pub struct ToolCall<'a> {
+    /// The call's id, verbatim (Cursor's ids hold newlines).
+    pub id: Option<Cow<'a, str>>,
+    /// The agent's own name for the tool: `read` (Cursor's `readToolCall`), `Bash`,
+    /// `command_execution`, `run_shell_command`, `bash`, …
+    pub tool: Cow<'a, str>,
+    pub kind: ToolKind,
+    /// The arguments as the agent wrote them (with [`Wants::TOOL_RAW`]).
+    pub args: Option<Cow<'a, RawValue>>,
+    /// The main argument — a path, a command, a pattern — unshortened (with
+    /// [`Wants::TOOL_DETAILS`]).
+    pub target: Option<Cow<'a, str>>,
+    /// The id of the call that started the sub-agent this call belongs to (Claude, Qwen).
+    pub parent: Option<Cow<'a, str>>,
+    /// Epoch milliseconds, when the agent says.
+    pub at_ms: Option<u64>,
+}
+
+impl<'a> ToolCall<'a> {
+    pub fn new(tool: impl Into<Cow<'a, str>>, kind: ToolKind) -> ToolCall<'a> {
+        ToolCall {
+            id: None,
+            tool: tool.into(),
+            kind,
+            args: None,
+            target: None,
+            parent: None,
+            at_ms: None,
+        }
+    }
+
+    /// A copy that owns everything, to be kept past the line.
+    pub fn into_owned(self) -> ToolCall<'static> {
+        ToolCall {
+            id: self.id.map(|s| Cow::Owned(s.into_owned())),
+            tool: Cow::Owned(self.tool.into_owned()),
+            kind: self.kind,
+            args: self.args.map(|a| Cow::Owned(a.into_owned())),
+            target: self.target.map(|s| Cow::Owned(s.into_owned())),
+            parent: self.parent.map(|s| Cow::Owned(s.into_owned())),
+            at_ms: self.at_ms,
+        }
+    }
+}
+
+/// How a tool call ended, as the dialect read it from the end event.
+#[derive(Debug)]
+pub struct ToolOutcome<'a> {
+    /// The call as the end event describes it (its id, and what it repeats of the call).
+    pub call: ToolCall<'a>,
+    pub status: ToolStatus<'a>,
+    /// The result as the agent wrote it (with [`Wants::TOOL_RAW`]).
+    pub result: Option<Cow<'a, RawValue>>,
+    /// What the call did, for people (with [`Wants::TOOL_DETAILS`]).
+    pub effect: Effect,
+    /// Epoch milliseconds, when the agent says.
+    pub ended_ms: Option<u64>,
+}
+
+/// A tool call that ended, matched with its start.
+#[derive(Debug)]
+pub struct ToolEnd<'a> {
+    /// The call: from its start when there was one, else from its end.
+    pub call: &'a ToolCall<'a>,
+    /// Its place in start order within the run.
+    pub seq: u64,
+    /// Whether a start was seen for it.
+    pub started: bool,
+    pub status: &'a ToolStatus<'a>,
+    pub result: Option<&'a RawValue>,
+    pub effect: &'a Effect,
+    /// Epoch milliseconds, when the agent says.
+    pub ended_ms: Option<u64>,
+}
+
+impl ToolEnd<'_> {
+    pub fn duration_ms(&self) -> Option<u64> {
+        self.ended_ms?.checked_sub(self.call.at_ms?)
+    }
+}
+
+/// A tool call's status: the agent's own word, and what it means.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolStatus<'a> {
+    /// `success` for every agent's success; otherwise the agent's word for the failure
+    /// (`rejected`, `error`, `failed`, `declined`, `timeout`, `tool_not_registered`, …),
+    /// `pending` (never ended) or `unknown` (ended without saying how).
+    pub word: Cow<'a, str>,
+    pub class: StatusClass,
+}
+
+impl<'a> ToolStatus<'a> {
+    pub fn success() -> ToolStatus<'a> {
+        ToolStatus::new("success", StatusClass::Ok)
+    }
+
+    pub fn pending() -> ToolStatus<'a> {
+        ToolStatus::new("pending", StatusClass::Pending)
+    }
+
+    pub fn unknown() -> ToolStatus<'a> {
+        ToolStatus::new("unknown", StatusClass::Unknown)
+    }
+
+    pub fn new(word: impl Into<Cow<'a, str>>, class: StatusClass) -> ToolStatus<'a> {
+        ToolStatus {
+            word: word.into(),
+            class,
+        }
+    }
+}
+
+/// What a status means, whatever the agent called it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusClass {
+    Ok,
+    /// Refused by a permission rule, the user or a hook: it did not run.
+    Rejected,
+    Failed,
+    /// Still running when the run ended.
+    Pending,
+    /// Ended without saying how.
+    Unknown,
+}
+
+/// What kind of thing a tool does, whatever the agent calls it: the human views phrase
+/// their lines by it ("Ran", "Read", "Edited").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    Shell,
+    Read,
+    Edit,
+    Write,
+    Delete,
+    /// Searching file contents.
+    Grep,
+    /// Finding files by name.
+    Glob,
+    List,
+    Fetch,
+    WebSearch,
+    /// Searching the codebase by meaning.
+    CodeSearch,
+    Mcp,
+    /// A sub-agent.
+    Task,
+    Todo,
+    Other,
+}
+
+/// What a tool call did, in the terms the human views show. Every field is optional:
+/// each agent tells what it tells.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Effect {
+    pub exit_code: Option<i64>,
+    pub signal: Option<String>,
+    /// Lines read, or written.
+    pub lines: Option<u64>,
+    pub empty: bool,
+    pub added: Option<u64>,
+    pub removed: Option<u64>,
+    pub matches: Option<u64>,
+    pub files: Option<u64>,
+    pub todos: Option<u64>,
+    /// The error text of a call that did not succeed.
+    pub error: Option<String>,
+}
+
+/// Something the agent reports that is not the answer.
+#[derive(Debug)]
+pub struct Notice<'a> {
+    pub kind: NoticeKind,
+    /// One line for people: `Retrying (attempt 2)`.
+    pub text: Cow<'a, str>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeKind {
+    /// The connection to the model was lost or is being retried.
+    Retry,
+    /// It came back.
+    Recovered,
+    Warning,
+    /// An error the agent reports; whether it fails the run is the run end's to say.
+    Error,
+}
+
+/// A run ended (or the input did, or the next run started first).
+#[derive(Debug)]
+pub struct RunEnd<'a> {
+    pub outcome: Outcome,
+    /// The run's final answer as the agent defines it (Cursor, Claude and Qwen
+    /// `result.result`; Codex the last `agent_message`; Gemini the text after the last tool
+    /// round; OpenCode the text of the step that stopped), where the stream has it.
+    pub final_text: Option<&'a [u8]>,
+    /// The answer streamed as [`Event::Text`] against `final_text`.
+    pub answer: AnswerCheck,
+    pub usage: Option<Usage>,
+    pub duration_ms: Option<u64>,
+    /// What the agent's own `--output-format json` prints for this run, when that is a
+    /// line of the stream (Cursor and Claude's `result` line).
+    pub native_json: Option<&'a [u8]>,
+}
+
+impl RunEnd<'_> {
+    /// A run that ended without its terminal event.
+    pub fn unfinished() -> RunEnd<'static> {
+        RunEnd {
+            outcome: Outcome::NoEnd,
+            final_text: None,
+            answer: AnswerCheck::Unchecked,
+            usage: None,
+            duration_ms: None,
+            native_json: None,
+        }
+    }
+}
+
+/// How one run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Succeeded,
+    /// The run failed; `reason` says why in a few words, as the agent put it
+    /// (`subtype error_max_turns, is_error true`, `turn.failed: …`).
+    Failed {
+        reason: String,
+    },
+    /// The terminal event was there but could not be read.
+    Unreadable,
+    /// No terminal event.
+    NoEnd,
+}
+
+impl Outcome {
+    /// The word for machine-readable output (`stats --json`, the synthesized `json`).
+    pub fn word(&self) -> &'static str {
+        match self {
+            Outcome::Succeeded => "success",
+            Outcome::Failed { .. } | Outcome::Unreadable => "error",
+            Outcome::NoEnd => "no_result",
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Succeeded => f.write_str("the run succeeded"),
+            Outcome::Failed { reason } => write!(f, "the run failed ({reason})"),
+            Outcome::Unreadable => f.write_str("the run's terminal event could not be read"),
+            Outcome::NoEnd => f.write_str(
+                "the stream ended without a result event: the run did not finish \
+                 (killed, crashed, or failed before answering)",
+            ),
+        }
+    }
+}
+
+/// How the streamed answer compares with the agent's final answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerCheck {
+    Matches,
+    /// They differ: the text rebuilt and the final answer, in bytes.
+    Differs {
+        rebuilt: u64,
+        expected: u64,
+    },
+    /// No answer text came before the final answer (a `--output-format json` line fed in).
+    NothingStreamed,
+    /// Not compared: text was not asked for, or the agent has nothing to compare with.
+    Unchecked,
+}
+
+/// Token counts (and cost) of a run, normalized across agents.
+///
+/// `input` is the prompt tokens not read from a cache; `cache_read` and `cache_write` the
+/// rest; `output` every generated token, reasoning included; `reasoning` the part of
+/// `output` spent reasoning, when the agent says.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub reasoning: Option<u64>,
+    pub cost_usd: Option<f64>,
+}
+
+impl Usage {
+    pub fn add(&mut self, o: &Usage) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+        self.reasoning = sum(self.reasoning, o.reasoning);
+        self.cost_usd = match (self.cost_usd, o.cost_usd) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+fn sum(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
+    }
+}

@@ -1,0 +1,319 @@
+//! Gemini CLI: `gemini -p … --output-format stream-json` (notes:
+//! `../shared/spec/agents/gemini.md`).
+//!
+//! ```text
+//! {"type":"init","timestamp":"2026-04-11T22:35:47.989Z","session_id":"…","model":"auto-gemini-3"}
+//! {"type":"message","timestamp":"…","role":"user","content":"<prompt>"}
+//! {"type":"message","timestamp":"…","role":"assistant","content":"hel","delta":true}
+//! {"type":"tool_use","timestamp":"…","tool_name":"read_file","tool_id":"…","parameters":{…}}
+//! {"type":"tool_result","timestamp":"…","tool_id":"…","status":"success"|"error","output":"…","error":{"type","message"}}
+//! {"type":"error","timestamp":"…","severity":"warning"|"error","message":"…"}
+//! {"type":"result","timestamp":"…","status":"success"|"error","error":{…},"stats":{…}}
+//! ```
+//!
+//! | normalized | from |
+//! |---|---|
+//! | run start | `init` (before 0.42 a notice may be glued before it on the same line: the input side finds the event) |
+//! | text | assistant `message` deltas; the first delta of 0.13–0.25, the CLI's own `-p` deprecation notice, is a notice, not the answer |
+//! | segments | a round of tool calls |
+//! | tool calls | `tool_use` → `tool_result` by `tool_id`; the status word is the error's `type` |
+//! | notices | `error` events (never fatal by themselves) |
+//! | run end | `result`: `status:"error"` is a failure even when the CLI exits 0 (an empty or blocked model answer) |
+//! | final answer | the text after the last tool round: the stream has no final text, so it is kept while the run goes |
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::event::{
+    Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolCall,
+    ToolOutcome, ToolStatus, Usage, Wants,
+};
+use super::tools::{ArgsSummary, kind_of};
+use super::{Class, RawLine, Sink};
+use crate::input::json::{MaybeStr, rfc3339_ms};
+use crate::input::lenient::Num;
+use crate::input::peek::{Head, NameId};
+use crate::out::diag::reading;
+use crate::runs::Outcome;
+
+pub(crate) fn classify(name: NameId) -> Class {
+    match name {
+        NameId::INIT | NameId::RESULT => Class::lifecycle(Wants::NONE),
+        NameId::MESSAGE => Class::content(Wants::TEXT | Wants::FINAL),
+        NameId::TOOL_USE | NameId::TOOL_RESULT => {
+            Class::content(Wants::TEXT | Wants::FINAL | Wants::TOOLS)
+        }
+        NameId::ERROR => Class::noise(Wants::NOTICES),
+        _ => Class::UNKNOWN,
+    }
+}
+
+/// The notice the CLI (0.13–0.25) sends as the first assistant delta when the prompt is
+/// given with `-p`.
+const DEPRECATION: &str = "The --prompt (-p) flag has been deprecated";
+
+#[derive(Default)]
+pub(crate) struct Gemini {
+    /// An assistant delta came in this run (the deprecation notice can only be the first).
+    answered: bool,
+    /// The text since the last tool round, for the final answer (with [`Wants::FINAL`]).
+    last_segment: Vec<u8>,
+    scratch: String,
+}
+
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(borrow, default)]
+    timestamp: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    session_id: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    model: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    role: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    content: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    tool_name: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    tool_id: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    parameters: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    status: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    output: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    severity: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    message: MaybeStr<'a>,
+    #[serde(default)]
+    stats: Option<Stats>,
+}
+
+#[derive(Deserialize, Default)]
+struct ErrorObject<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    message: MaybeStr<'a>,
+}
+
+fn error_object(error: Option<&RawValue>) -> ErrorObject<'_> {
+    error
+        .and_then(|e| serde_json::from_str(e.get()).ok())
+        .unwrap_or_default()
+}
+
+/// `result.stats`: `input_tokens` counts the cached ones, `input` does not (0.22+).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Stats {
+    input_tokens: Num,
+    output_tokens: Num,
+    cached: Num,
+    input: Num,
+    duration_ms: Num,
+}
+
+impl Gemini {
+    pub fn agent(&self) -> Agent {
+        Agent::Gemini
+    }
+
+    pub fn reset(&mut self) {
+        self.answered = false;
+        self.last_segment.clear();
+    }
+
+    pub fn decode<S: Sink>(
+        &mut self,
+        line: &RawLine<'_>,
+        head: &Head,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        let what = match head.name {
+            NameId::INIT => reading!("init"),
+            NameId::MESSAGE => reading!("message"),
+            NameId::TOOL_USE => reading!("tool_use"),
+            NameId::TOOL_RESULT => reading!("tool_result"),
+            NameId::ERROR => reading!("error"),
+            _ => reading!("result"),
+        };
+        let ev: Line = match serde_json::from_slice(line.bytes) {
+            Ok(ev) => ev,
+            Err(e) if head.name == NameId::RESULT => {
+                sink.unreadable(what, line.bytes, &e)?;
+                sink.ensure_run(Agent::Gemini)?;
+                self.reset();
+                return sink.end_run(RunEnd {
+                    outcome: Outcome::Unreadable,
+                    ..RunEnd::unfinished()
+                });
+            }
+            Err(e) => return sink.unreadable(what, line.bytes, &e),
+        };
+        let wants = sink.wants();
+        match head.name {
+            NameId::INIT => {
+                self.reset();
+                sink.start_run(RunInfo {
+                    agent: Agent::Gemini,
+                    session_id: ev.session_id.0.map(Cow::into_owned),
+                    model: ev.model.0.map(Cow::into_owned),
+                    cwd: None,
+                })
+            }
+            NameId::MESSAGE if ev.role.as_deref() == Some("assistant") => {
+                let text = ev.content.as_deref().unwrap_or("");
+                let first = !std::mem::replace(&mut self.answered, true);
+                if first && text.starts_with(DEPRECATION) {
+                    if wants.has(Wants::NOTICES) {
+                        sink.event(Event::Notice(&Notice {
+                            kind: NoticeKind::Warning,
+                            text: Cow::Borrowed(text.trim_end()),
+                        }))?;
+                    }
+                    return Ok(());
+                }
+                if wants.has(Wants::FINAL) {
+                    self.last_segment.extend_from_slice(text.as_bytes());
+                }
+                sink.event(Event::Text(text.as_bytes()))
+            }
+            NameId::TOOL_USE => {
+                self.tool_round(wants, sink)?;
+                if !wants.has(Wants::TOOLS) {
+                    return Ok(());
+                }
+                let tool = ev.tool_name.0.unwrap_or(Cow::Borrowed("unknown"));
+                let kind = kind_of(&tool);
+                sink.tool_started(ToolCall {
+                    id: ev.tool_id.0,
+                    kind,
+                    args: ev
+                        .parameters
+                        .filter(|_| wants.has(Wants::TOOL_RAW))
+                        .map(Cow::Borrowed),
+                    target: ev
+                        .parameters
+                        .filter(|_| wants.has(Wants::TOOL_DETAILS))
+                        .and_then(|p| ArgsSummary::read(p).target(kind))
+                        .map(Cow::Owned),
+                    tool,
+                    parent: None,
+                    at_ms: ev.timestamp.as_deref().and_then(rfc3339_ms),
+                })
+            }
+            NameId::TOOL_RESULT => {
+                self.tool_round(wants, sink)?;
+                if !wants.has(Wants::TOOLS) {
+                    return Ok(());
+                }
+                let error = error_object(ev.error);
+                let status = match ev.status.as_deref() {
+                    Some("success") => ToolStatus::success(),
+                    _ => {
+                        let word = error.kind.0.clone().unwrap_or(Cow::Borrowed("error"));
+                        let class = match &*word {
+                            "permission_denied" | "policy_violation" => StatusClass::Rejected,
+                            _ => StatusClass::Failed,
+                        };
+                        ToolStatus::new(word, class)
+                    }
+                };
+                let effect = match &status.class {
+                    StatusClass::Ok => Effect::default(),
+                    _ => Effect {
+                        error: error.message.0.map(Cow::into_owned),
+                        ..Effect::default()
+                    },
+                };
+                let mut call = ToolCall::new("unknown", super::event::ToolKind::Other);
+                call.id = ev.tool_id.0;
+                sink.tool_ended(ToolOutcome {
+                    call,
+                    status,
+                    result: ev
+                        .output
+                        .or(ev.error)
+                        .filter(|_| wants.has(Wants::TOOL_RAW))
+                        .map(Cow::Borrowed),
+                    effect,
+                    ended_ms: ev.timestamp.as_deref().and_then(rfc3339_ms),
+                })
+            }
+            NameId::ERROR if wants.has(Wants::NOTICES) => {
+                let kind = match ev.severity.as_deref() {
+                    Some("error") => NoticeKind::Error,
+                    _ => NoticeKind::Warning,
+                };
+                self.scratch.clear();
+                self.scratch
+                    .push_str(ev.message.as_deref().unwrap_or("error"));
+                sink.event(Event::Notice(&Notice {
+                    kind,
+                    text: Cow::Borrowed(&self.scratch),
+                }))
+            }
+            NameId::RESULT => {
+                sink.ensure_run(Agent::Gemini)?;
+                sink.terminal(true);
+                let outcome = match ev.status.as_deref() {
+                    Some("success") => Outcome::Succeeded,
+                    status => {
+                        let error = error_object(ev.error);
+                        Outcome::Failed {
+                            reason: match (error.kind.as_deref(), error.message.as_deref()) {
+                                (Some(kind), Some(message)) => format!("{kind}: {message}"),
+                                (None, Some(message)) => message.to_string(),
+                                _ => format!("status {}", status.unwrap_or("missing")),
+                            },
+                        }
+                    }
+                };
+                let stats = ev.stats.unwrap_or_default();
+                let cached = stats.cached.as_u64().unwrap_or(0);
+                let usage = stats.input_tokens.as_u64().map(|input_tokens| Usage {
+                    input: stats
+                        .input
+                        .as_u64()
+                        .unwrap_or(input_tokens.saturating_sub(cached)),
+                    output: stats.output_tokens.as_u64().unwrap_or(0),
+                    cache_read: cached,
+                    cache_write: 0,
+                    reasoning: None,
+                    cost_usd: None,
+                });
+                let end = RunEnd {
+                    outcome,
+                    // No text after the last tool round: no final answer.
+                    final_text: (wants.has(Wants::FINAL) && !self.last_segment.is_empty())
+                        .then_some(&self.last_segment[..]),
+                    answer: AnswerCheck::Unchecked,
+                    usage,
+                    // Failed results say 0: no duration.
+                    duration_ms: stats.duration_ms.as_u64().filter(|&ms| ms > 0),
+                    native_json: None,
+                };
+                let result = sink.end_run(end);
+                self.reset();
+                result
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A tool round ends a segment: the answer is the text after the last one.
+    fn tool_round<S: Sink>(&mut self, wants: Wants, sink: &mut S) -> anyhow::Result<()> {
+        self.last_segment.clear();
+        if wants.has(Wants::TEXT) {
+            sink.event(Event::Segment)?;
+        }
+        Ok(())
+    }
+}

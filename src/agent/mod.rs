@@ -1,0 +1,234 @@
+//! Agent dialects: each agent's wire format, read into the normalized events of [`event`].
+//!
+//! A dialect keeps the state its format needs (Cursor's three forms of assistant text,
+//! Claude's streamed-then-repeated blocks, Gemini's deltas, Codex's items) and pushes what
+//! it reads into a [`Sink`] — the dispatcher, which tracks runs, pairs tool calls
+//! ([`calls`]) and hands the events to the view. Which agent wrote a stream is told from
+//! its first events ([`detect`]).
+//!
+//! | agent | module | run start | terminal event |
+//! |---|---|---|---|
+//! | Cursor | [`cursor`] | `system/init` | `result` |
+//! | Claude Code, Qwen Code | [`claude`] | `system/init` | `result` |
+//! | Codex | [`codex`] | `thread.started` | `turn.completed` / `turn.failed` |
+//! | Gemini CLI | [`gemini`] | `init` | `result` |
+//! | OpenCode | [`opencode`] | its first event | none (`step_finish` with reason `stop`, or `done`) |
+
+pub(crate) mod calls;
+pub(crate) mod claude;
+pub(crate) mod codex;
+pub(crate) mod cursor;
+pub(crate) mod detect;
+pub(crate) mod digest;
+pub mod event;
+pub(crate) mod gemini;
+pub(crate) mod opencode;
+pub(crate) mod tools;
+
+use std::fmt::Display;
+
+use crate::input::peek::{Head, NameId, TypeSet};
+use crate::out::diag::Reading;
+use event::{Agent, Event, RunEnd, RunInfo, ToolCall, ToolOutcome, Wants};
+
+/// A line, as the dialects and the raw views see it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RawLine<'a> {
+    /// The JSON object (without terminator, and without text glued before it).
+    pub bytes: &'a [u8],
+    /// The line exactly as read, terminator included: what a pass-through view writes.
+    pub raw: &'a [u8],
+    pub number: u64,
+    /// The input ended without a newline after this line (a killed producer leaves one).
+    pub unterminated: bool,
+}
+
+/// What a wire type is to a dialect, from the peek alone (a table lookup, no parse).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Class {
+    /// The type belongs to a run: it opens one when none is open (the rest of a stream cut
+    /// before its first line is still a run).
+    pub opens: bool,
+    /// Decoded whatever the view wants: it starts or ends a run, or decides how it ends.
+    pub always: bool,
+    /// What decoding it can give.
+    pub yields: Wants,
+    /// The dialect knows the type (`check` counts the others).
+    pub known: bool,
+}
+
+impl Class {
+    pub const UNKNOWN: Class = Class {
+        opens: false,
+        always: false,
+        yields: Wants::NONE,
+        known: false,
+    };
+
+    /// Starts, ends or decides a run.
+    pub const fn lifecycle(yields: Wants) -> Class {
+        Class {
+            opens: false,
+            always: true,
+            yields,
+            known: true,
+        }
+    }
+
+    /// Content of a run.
+    pub const fn content(yields: Wants) -> Class {
+        Class {
+            opens: true,
+            always: false,
+            yields,
+            known: true,
+        }
+    }
+
+    /// Known, but not part of the run's content: transport, hooks, control messages.
+    pub const fn noise(yields: Wants) -> Class {
+        Class {
+            opens: false,
+            always: false,
+            yields,
+            known: true,
+        }
+    }
+}
+
+/// Where a dialect pushes what it reads. The dispatcher implements it.
+pub(crate) trait Sink {
+    /// What the view asked for: a dialect reads only what serves it.
+    fn wants(&self) -> Wants;
+    fn run_open(&self) -> bool;
+    /// A run starts; the open one, if any, ended without its terminal event.
+    fn start_run(&mut self, info: RunInfo) -> anyhow::Result<()>;
+    /// Opens a run with nothing known of it, unless one is open.
+    fn ensure_run(&mut self, agent: Agent) -> anyhow::Result<()>;
+    /// The run's session id, seen on some event: kept when its start did not say.
+    fn session_seen(&mut self, id: &str);
+    fn event(&mut self, ev: Event<'_>) -> anyhow::Result<()>;
+    /// A tool call starts (paired with its end by the sink).
+    fn tool_started(&mut self, call: ToolCall<'_>) -> anyhow::Result<()>;
+    /// A tool call ends.
+    fn tool_ended(&mut self, end: ToolOutcome<'_>) -> anyhow::Result<()>;
+    /// The open run ends. `end.answer` is filled in by the sink.
+    fn end_run(&mut self, end: RunEnd<'_>) -> anyhow::Result<()>;
+    /// The agent's terminal event was seen (`run` stops an agent that lingers after it),
+    /// or, with `false`, the run went on after all (OpenCode's `stop` followed by a step).
+    fn terminal(&mut self, reached: bool);
+    /// A line the run needed could not be read: reported at its line, fatal under
+    /// `--strict`, and passed to `check`.
+    fn unreadable(&mut self, what: Reading, line: &[u8], err: &dyn Display) -> anyhow::Result<()>;
+}
+
+/// The dialects, behind one predictable branch per line (static dispatch: each view gets
+/// its own copy of each dialect's reading, inlined).
+pub(crate) enum AnyDialect {
+    Cursor(cursor::Cursor),
+    Claude(claude::Claude),
+    Codex(codex::Codex),
+    Gemini(gemini::Gemini),
+    OpenCode(opencode::OpenCode),
+}
+
+macro_rules! each {
+    ($self:expr, $d:ident => $e:expr) => {
+        match $self {
+            AnyDialect::Cursor($d) => $e,
+            AnyDialect::Claude($d) => $e,
+            AnyDialect::Codex($d) => $e,
+            AnyDialect::Gemini($d) => $e,
+            AnyDialect::OpenCode($d) => $e,
+        }
+    };
+}
+
+impl AnyDialect {
+    pub fn new(agent: Agent) -> AnyDialect {
+        match agent {
+            Agent::Cursor => AnyDialect::Cursor(cursor::Cursor::default()),
+            Agent::Claude | Agent::Qwen => AnyDialect::Claude(claude::Claude::new(agent)),
+            Agent::Codex => AnyDialect::Codex(codex::Codex::default()),
+            Agent::Gemini => AnyDialect::Gemini(gemini::Gemini::default()),
+            Agent::OpenCode => AnyDialect::OpenCode(opencode::OpenCode::default()),
+        }
+    }
+
+    pub fn agent(&self) -> Agent {
+        each!(self, d => d.agent())
+    }
+
+    pub fn classify(&self, name: NameId) -> Class {
+        match self {
+            AnyDialect::Cursor(_) => cursor::classify(name),
+            AnyDialect::Claude(_) => claude::classify(name),
+            AnyDialect::Codex(_) => codex::classify(name),
+            AnyDialect::Gemini(_) => gemini::classify(name),
+            AnyDialect::OpenCode(_) => opencode::classify(name),
+        }
+    }
+
+    /// The wire types worth decoding for a view that wants `wants`: those that start, end
+    /// or decide a run, and those that can give what it wants. Computed once per dialect.
+    pub fn interest(&self, wants: Wants) -> TypeSet {
+        let mut set = TypeSet::NONE;
+        for name in NameId::all() {
+            let class = self.classify(name);
+            if class.always || class.yields.intersects(wants) {
+                set.insert(name);
+            }
+        }
+        set
+    }
+
+    /// Reads one line of a type in [`interest`](Self::interest).
+    pub fn decode<S: Sink>(
+        &mut self,
+        line: &RawLine<'_>,
+        head: &Head,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        each!(self, d => d.decode(line, head, sink))
+    }
+
+    /// A JSON object without `type`: whether the dialect read it (Codex's legacy format
+    /// has no `type`), else it is a bad line.
+    pub fn untyped<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> anyhow::Result<bool> {
+        match self {
+            AnyDialect::Codex(d) => d.untyped(line, sink),
+            _ => Ok(false),
+        }
+    }
+
+    /// The input ended, or another agent's run begins: the open run ends here. Most
+    /// formats then did not finish the run; OpenCode has no terminal event and decides
+    /// how its run went now.
+    pub fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
+        match self {
+            AnyDialect::OpenCode(d) => return d.finish(sink),
+            AnyDialect::Codex(d) => return d.finish(sink),
+            _ => {}
+        }
+        each!(self, d => d.reset());
+        if sink.run_open() {
+            sink.end_run(RunEnd::unfinished())?;
+        }
+        Ok(())
+    }
+
+    /// A format rule `check` reports besides the normalized ones.
+    pub fn lint(&self, head: &Head, line: &[u8]) -> Option<String> {
+        match self {
+            AnyDialect::Cursor(_) | AnyDialect::Claude(_) => cursor::missing_session_id(head, line),
+            _ => None,
+        }
+    }
+}
+
+impl NameId {
+    /// Every name in the table, and `OTHER`.
+    pub fn all() -> impl Iterator<Item = NameId> {
+        (0..=NameId::OTHER.index()).map(NameId::from_index)
+    }
+}

@@ -1,0 +1,404 @@
+//! OpenCode: `opencode run --format json` (notes: `../shared/spec/agents/opencode.md`).
+//!
+//! ```text
+//! {"type":"step_start","timestamp":1778041170989,"sessionID":"ses_…","part":{"type":"step-start",…}}
+//! {"type":"text","timestamp":…,"sessionID":"ses_…","part":{"id":"prt_…","type":"text","text":"…","time":{…}}}
+//! {"type":"tool_use","timestamp":…,"sessionID":"ses_…","part":{"type":"tool","tool":"read","callID":"call_…","state":{"status":"completed","input":{…},"output":"…","time":{"start","end"}}}}
+//! {"type":"step_finish","timestamp":…,"sessionID":"ses_…","part":{"reason":"tool-calls"|"stop",…,"tokens":{…},"cost":0}}
+//! {"type":"error","timestamp":…,"sessionID":"ses_…","error":{"name":"APIError","data":{"message":"…"}}}
+//! {"type":"done","timestamp":…,"sessionID":"ses_…","reason":"idle"}          newer builds only
+//! ```
+//!
+//! | normalized | from |
+//! |---|---|
+//! | run start | the first event of a session (there is no init line) |
+//! | text | `text` parts, each whole when it finishes (a later part with the same id adds to it) |
+//! | thinking | `reasoning` parts (with `--thinking`) |
+//! | tool calls | `tool_use`: one event per finished call, start and end at once; an auto-rejected permission is a rejection |
+//! | run end | none in 1.x: the input ends (or another session starts, or `done` comes). An `error` fails the run even though the CLI exits 0 (≤ 1.14.41); else a last `step_finish` with reason `stop` succeeds; else the run did not finish |
+//! | final answer | the text of the step that finished with reason `stop` |
+//! | usage | the sum of the steps' `tokens` and `cost` |
+//!
+//! For `run`, a `step_finish` with reason `stop` counts as the terminal event, taken back
+//! if another step starts.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::event::{
+    Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolCall,
+    ToolOutcome, ToolStatus, Usage, Wants,
+};
+use super::tools::{ArgsSummary, kind_of};
+use super::{Class, RawLine, Sink};
+use crate::input::json::MaybeStr;
+use crate::input::lenient::Num;
+use crate::input::peek::{Head, NameId};
+use crate::out::diag::reading;
+use crate::runs::Outcome;
+
+pub(crate) fn classify(name: NameId) -> Class {
+    match name {
+        NameId::STEP_START | NameId::STEP_FINISH | NameId::ERROR | NameId::DONE => {
+            Class::lifecycle(Wants::NOTICES)
+        }
+        NameId::TEXT => Class::content(Wants::TEXT | Wants::FINAL),
+        NameId::REASONING => Class::content(Wants::THINKING),
+        NameId::TOOL_USE => Class::content(Wants::TOOLS | Wants::TEXT),
+        _ => Class::UNKNOWN,
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct OpenCode {
+    /// The open run's session.
+    session: Option<String>,
+    /// The last step finished with reason `stop`.
+    stopped: bool,
+    /// The first error the run reported.
+    error: Option<String>,
+    usage: Option<Usage>,
+    first_ms: Option<u64>,
+    last_ms: Option<u64>,
+    /// The id of the last text part, whose later events add to it.
+    text_part: Option<String>,
+    /// The text of the current step (with [`Wants::FINAL`]).
+    step_text: Vec<u8>,
+}
+
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(default)]
+    timestamp: Num,
+    #[serde(rename = "sessionID", borrow, default)]
+    session: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    part: Option<Part<'a>>,
+    #[serde(borrow, default)]
+    error: Option<ErrorObject<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Part<'a> {
+    #[serde(borrow)]
+    id: MaybeStr<'a>,
+    #[serde(borrow)]
+    text: MaybeStr<'a>,
+    #[serde(borrow)]
+    reason: MaybeStr<'a>,
+    #[serde(borrow)]
+    tool: MaybeStr<'a>,
+    #[serde(rename = "callID", borrow)]
+    call_id: MaybeStr<'a>,
+    #[serde(borrow)]
+    state: Option<State<'a>>,
+    tokens: Option<Tokens>,
+    cost: Num,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct State<'a> {
+    #[serde(borrow)]
+    status: MaybeStr<'a>,
+    #[serde(borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    output: Option<&'a RawValue>,
+    #[serde(borrow)]
+    error: Option<&'a RawValue>,
+    metadata: Option<Metadata>,
+    time: Option<Time>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Metadata {
+    exit: Num,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Time {
+    start: Num,
+    end: Num,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Tokens {
+    input: Num,
+    output: Num,
+    reasoning: Num,
+    cache: Option<Cache>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Cache {
+    read: Num,
+    write: Num,
+}
+
+/// 1.x `{"name","data":{"message"}}`; 2.x `{"type","message"}`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ErrorObject<'a> {
+    #[serde(borrow)]
+    name: MaybeStr<'a>,
+    #[serde(borrow)]
+    message: MaybeStr<'a>,
+    #[serde(borrow)]
+    data: Option<ErrorData<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ErrorData<'a> {
+    #[serde(borrow)]
+    message: MaybeStr<'a>,
+}
+
+impl ErrorObject<'_> {
+    fn text(&self) -> String {
+        let message = self
+            .data
+            .as_ref()
+            .and_then(|d| d.message.as_deref())
+            .or(self.message.as_deref());
+        match (self.name.as_deref(), message) {
+            (Some(name), Some(message)) => format!("{name}: {message}"),
+            (None, Some(message)) => message.to_string(),
+            (Some(name), None) => name.to_string(),
+            (None, None) => "error".to_string(),
+        }
+    }
+}
+
+/// The tool error OpenCode writes for a call it refused without asking (no
+/// `--dangerously-skip-permissions`), or that a deny rule stopped.
+fn is_refusal(error: &str) -> bool {
+    error.starts_with("The user rejected permission")
+        || error.starts_with("The user has specified a rule which prevents")
+}
+
+impl OpenCode {
+    pub fn agent(&self) -> Agent {
+        Agent::OpenCode
+    }
+
+    pub fn reset(&mut self) {
+        *self = OpenCode::default();
+    }
+
+    pub fn decode<S: Sink>(
+        &mut self,
+        line: &RawLine<'_>,
+        head: &Head,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        let ev: Line = match serde_json::from_slice(line.bytes) {
+            Ok(ev) => ev,
+            Err(e) => {
+                let what = match head.name {
+                    NameId::STEP_START => reading!("step_start"),
+                    NameId::STEP_FINISH => reading!("step_finish"),
+                    NameId::TEXT => reading!("text"),
+                    NameId::TOOL_USE => reading!("tool_use"),
+                    _ => reading!("error"),
+                };
+                return sink.unreadable(what, line.bytes, &e);
+            }
+        };
+        self.enter(ev.session.as_deref(), sink)?;
+        if let Some(ms) = ev.timestamp.as_u64() {
+            self.first_ms.get_or_insert(ms);
+            self.last_ms = Some(ms);
+        }
+        let wants = sink.wants();
+        let part = ev.part.unwrap_or_default();
+        match head.name {
+            NameId::STEP_START => {
+                if std::mem::take(&mut self.stopped) {
+                    sink.terminal(false);
+                }
+                self.step_text.clear();
+                Ok(())
+            }
+            NameId::TEXT => {
+                let text = part.text.as_deref().unwrap_or("");
+                let same_part = part
+                    .id
+                    .as_deref()
+                    .is_some_and(|id| self.text_part.as_deref() == Some(id));
+                if !same_part {
+                    self.text_part = part.id.0.map(Cow::into_owned);
+                }
+                if wants.has(Wants::FINAL) {
+                    self.step_text.extend_from_slice(text.as_bytes());
+                }
+                if wants.has(Wants::TEXT) {
+                    if !same_part {
+                        sink.event(Event::Segment)?;
+                    }
+                    sink.event(Event::Text(text.as_bytes()))?;
+                }
+                Ok(())
+            }
+            NameId::REASONING if wants.has(Wants::THINKING) => sink.event(Event::Thinking {
+                text: part.text.as_deref().unwrap_or("").as_bytes(),
+                done: true,
+            }),
+            NameId::TOOL_USE => {
+                if wants.has(Wants::TEXT) {
+                    sink.event(Event::Segment)?;
+                }
+                if wants.has(Wants::TOOLS) {
+                    self.tool(part, wants, sink)?;
+                }
+                Ok(())
+            }
+            NameId::STEP_FINISH => {
+                if let Some(tokens) = &part.tokens {
+                    let cache = tokens.cache.as_ref();
+                    let reasoning = tokens.reasoning.as_u64();
+                    self.usage.get_or_insert_with(Usage::default).add(&Usage {
+                        input: tokens.input.as_u64().unwrap_or(0),
+                        // Reasoning tokens are counted apart from the output here.
+                        output: tokens.output.as_u64().unwrap_or(0) + reasoning.unwrap_or(0),
+                        cache_read: cache.and_then(|c| c.read.as_u64()).unwrap_or(0),
+                        cache_write: cache.and_then(|c| c.write.as_u64()).unwrap_or(0),
+                        reasoning,
+                        cost_usd: part.cost.0.filter(|c| c.is_finite()),
+                    });
+                }
+                self.stopped = part.reason.as_deref() == Some("stop");
+                if self.stopped {
+                    sink.terminal(true);
+                }
+                Ok(())
+            }
+            NameId::ERROR => {
+                let text = ev.error.unwrap_or_default().text();
+                if wants.has(Wants::NOTICES) {
+                    sink.event(Event::Notice(&Notice {
+                        kind: NoticeKind::Error,
+                        text: Cow::Borrowed(&text),
+                    }))?;
+                }
+                self.error.get_or_insert(text);
+                Ok(())
+            }
+            NameId::DONE => {
+                sink.terminal(true);
+                // The session went idle: the run is over, whatever its last step said.
+                self.stopped = true;
+                self.finish(sink)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A line of session `session`: a run of its own when it is not the open run's.
+    fn enter<S: Sink>(&mut self, session: Option<&str>, sink: &mut S) -> anyhow::Result<()> {
+        if sink.run_open() {
+            if session.is_none() || session == self.session.as_deref() {
+                return Ok(());
+            }
+            self.finish(sink)?;
+        }
+        self.reset();
+        self.session = session.map(str::to_owned);
+        let mut info = RunInfo::new(Agent::OpenCode);
+        info.session_id = self.session.clone();
+        sink.start_run(info)
+    }
+
+    fn tool<S: Sink>(&mut self, part: Part<'_>, wants: Wants, sink: &mut S) -> anyhow::Result<()> {
+        let state = part.state.unwrap_or_default();
+        let tool = part.tool.0.unwrap_or(Cow::Borrowed("unknown"));
+        let kind = kind_of(&tool);
+        let time = state.time.unwrap_or_default();
+        let call = ToolCall {
+            id: part.call_id.0.or(part.id.0),
+            kind,
+            args: state
+                .input
+                .filter(|_| wants.has(Wants::TOOL_RAW))
+                .map(Cow::Borrowed),
+            target: state
+                .input
+                .filter(|_| wants.has(Wants::TOOL_DETAILS))
+                .and_then(|input| ArgsSummary::read(input).target(kind))
+                .map(Cow::Owned),
+            tool,
+            parent: None,
+            at_ms: time.start.as_u64(),
+        };
+        let error = state.error.map(|e| {
+            serde_json::from_str::<String>(e.get()).unwrap_or_else(|_| e.get().to_owned())
+        });
+        let status = match state.status.as_deref() {
+            Some("completed") => ToolStatus::success(),
+            _ => match &error {
+                Some(e) if is_refusal(e) => ToolStatus::new("rejected", StatusClass::Rejected),
+                _ => ToolStatus::new("error", StatusClass::Failed),
+            },
+        };
+        let effect = if wants.has(Wants::TOOL_DETAILS) {
+            Effect {
+                exit_code: state.metadata.and_then(|m| m.exit.as_i64()),
+                error: error.filter(|_| status.class != StatusClass::Ok),
+                ..Effect::default()
+            }
+        } else {
+            Effect::default()
+        };
+        // One event per finished call: its start and its end at once.
+        sink.tool_started(call.clone())?;
+        sink.tool_ended(ToolOutcome {
+            call,
+            status,
+            result: state
+                .output
+                .or(state.error)
+                .filter(|_| wants.has(Wants::TOOL_RAW))
+                .map(Cow::Borrowed),
+            effect,
+            ended_ms: time.end.as_u64(),
+        })
+    }
+
+    /// The run ends here (the input ended, another session began, or `done`): how it went
+    /// is decided now, since the stream has no terminal event.
+    pub fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
+        if !sink.run_open() {
+            self.reset();
+            return Ok(());
+        }
+        let outcome = match self.error.take() {
+            Some(reason) => Outcome::Failed { reason },
+            None if self.stopped => Outcome::Succeeded,
+            None => Outcome::NoEnd,
+        };
+        let succeeded = outcome == Outcome::Succeeded;
+        let final_text =
+            (succeeded && sink.wants().has(Wants::FINAL)).then_some(&self.step_text[..]);
+        let result = sink.end_run(RunEnd {
+            outcome,
+            final_text,
+            answer: AnswerCheck::Unchecked,
+            usage: self.usage,
+            duration_ms: self
+                .first_ms
+                .zip(self.last_ms)
+                .map(|(a, b)| b.saturating_sub(a)),
+            native_json: None,
+        });
+        self.reset();
+        result
+    }
+}

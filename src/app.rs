@@ -1,0 +1,157 @@
+//! Running the chosen view over the inputs, or over the stream of an agent `run` starts.
+
+use std::fs::File;
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context as _;
+
+use crate::config::{Config, ViewChoice};
+use crate::dispatch::Dispatcher;
+use crate::exit::ExitStatus;
+use crate::input;
+use crate::out::diag::Diag;
+use crate::out::{Output, OutputMode};
+use crate::supervise;
+use crate::view::{Ctx, View};
+
+/// Runs the configured view over the configured inputs, or over the agent's stream for
+/// `run`.
+pub fn run(config: &Config) -> anyhow::Result<ExitStatus> {
+    let Some(opts) = &config.run else {
+        let inputs = config.inputs.iter().map(|i| (i.name(), input::open(i)));
+        return with_view(
+            &config.view,
+            Drive {
+                config,
+                inputs,
+                terminal_seen: None,
+            },
+        );
+    };
+    let mut agent = match supervise::Supervised::start(opts) {
+        Ok(agent) => agent,
+        Err(supervise::CannotStart(why)) => {
+            eprintln!("cursor-stream: error: {why}");
+            return Ok(ExitStatus::CANNOT_START);
+        }
+    };
+    let stdout: Box<dyn io::Read + Send> = Box::new(agent.take_stdout());
+    let inputs = std::iter::once(("agent".to_string(), Ok(stdout)));
+    let terminal_seen = Some(agent.watch.result_seen.clone());
+    match with_view(
+        &config.view,
+        Drive {
+            config,
+            inputs,
+            terminal_seen,
+        },
+    ) {
+        Ok(status) => Ok(agent.finish(status)),
+        Err(e) => {
+            // Our output is gone (a closed pipe) or the input unusable: the agent goes too.
+            agent.abort();
+            Err(e)
+        }
+    }
+}
+
+/// The exit status for an error that ended the run: 4 for bad input (`--strict`,
+/// `--max-line`), else 2.
+pub fn error_status(err: &anyhow::Error) -> ExitStatus {
+    if err.downcast_ref::<crate::out::diag::BadInput>().is_some() {
+        ExitStatus::BAD_INPUT
+    } else {
+        ExitStatus::ERROR
+    }
+}
+
+/// Something to do with a view: views are generic, so a choice made at run time becomes a
+/// type in [`with_view`], once.
+pub(crate) trait WithView {
+    type Out;
+    fn call<V: View>(self, view: V) -> Self::Out;
+}
+
+pub(crate) fn with_view<W: WithView>(choice: &ViewChoice, w: W) -> W::Out {
+    use crate::view::*;
+    match choice {
+        ViewChoice::Text(opts) => w.call(text::TextView::new(opts.clone())),
+        ViewChoice::Result => w.call(result::ResultView),
+        ViewChoice::Json => w.call(json::JsonView),
+        ViewChoice::Tools(opts) => w.call(tools::ToolsView::new(opts.clone())),
+        ViewChoice::Progress(opts) => w.call(progress::ProgressView::new(opts.clone())),
+        ViewChoice::Events(opts) => w.call(events::EventsView::new(opts.clone())),
+        ViewChoice::Get(opts) => w.call(get::GetView::new(opts.clone())),
+        ViewChoice::Stats(opts) => w.call(stats::StatsView::new(opts.clone())),
+        ViewChoice::Check(opts) => w.call(check::CheckView::new(opts.clone())),
+    }
+}
+
+/// The inputs to read, by name, opened (or why they could not be).
+type Inputs = (String, io::Result<Box<dyn io::Read + Send>>);
+
+struct Drive<'c, I> {
+    config: &'c Config,
+    inputs: I,
+    terminal_seen: Option<Arc<AtomicBool>>,
+}
+
+impl<I: Iterator<Item = Inputs>> WithView for Drive<'_, I> {
+    type Out = anyhow::Result<ExitStatus>;
+
+    fn call<V: View>(self, view: V) -> Self::Out {
+        drive(view, self.config, self.inputs, self.terminal_seen)
+    }
+}
+
+fn drive<V: View>(
+    view: V,
+    config: &Config,
+    inputs: impl Iterator<Item = Inputs>,
+    terminal_seen: Option<Arc<AtomicBool>>,
+) -> anyhow::Result<ExitStatus> {
+    let out = Output::new(
+        Box::new(io::stdout().lock()),
+        Box::new(io::stderr()),
+        OutputMode {
+            out_is_terminal: config.out_is_terminal,
+            err_is_terminal: config.err_is_terminal,
+            color_out: config.color_out,
+            color_err: config.color_err,
+            line_buffered: config.line_buffered,
+        },
+    );
+    let ctx = Ctx::new(out, Diag::new(config.strict, config.quiet));
+    let tee = match &config.tee {
+        Some(path) => Some(Arc::new(File::create(path).with_context(|| {
+            format!("cannot create the --tee file {}", path.display())
+        })?)),
+        None => None,
+    };
+    let mut dispatcher = Dispatcher::new(view, ctx, config.max_line).agent(config.agent);
+    if let Some(flag) = terminal_seen {
+        dispatcher = dispatcher.signal_terminal(flag);
+    }
+    let mut unreadable = false;
+    for (name, opened) in inputs {
+        match opened {
+            Ok(rdr) => dispatcher.feed(&name, input::Tee::new(rdr, tee.clone()))?,
+            Err(e) => {
+                let ctx = dispatcher.ctx();
+                ctx.out.begin_err_block();
+                ctx.out.write_err(
+                    format!("cursor-stream: error: cannot read {name}: {e}\n").as_bytes(),
+                );
+                unreadable = true;
+            }
+        }
+    }
+    let status = dispatcher.finish()?;
+    Ok(if unreadable {
+        ExitStatus::ERROR
+    } else {
+        status
+    })
+}

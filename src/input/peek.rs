@@ -1,0 +1,568 @@
+//! The cheap first look at a line: is it an event, and of which `type` (and `subtype`)?
+//!
+//! Every agent this tool reads writes one JSON object per line with a top-level `type`,
+//! normally as its first key. So the peek knows no agent: it matches `{"type":"<name>"`
+//! (and a `,"subtype":"<name>"` right after it) against one table of every agent's type
+//! names, with no JSON parse. When the line has another shape — other key order,
+//! whitespace, escapes, no closing `}` — it scans the top-level keys, and failing that
+//! parses the two fields for real. The peek runs on the reading thread (see `reader`);
+//! what a line *means* is decided later by the run's dialect (see `agent`).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+use super::json::{plain_bytes, skip_value, skip_ws, string_at};
+
+/// A `type` name from the table of names this tool knows, as a small index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct NameId(u8);
+
+macro_rules! wire_names {
+    ($($id:ident = $name:literal,)*) => {
+        /// Every agent's `type` names, the frequent ones first (the fast peek tries them in
+        /// this order).
+        const NAMES: &[&str] = &[$($name),*];
+
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
+        #[repr(u8)]
+        enum Index { $($id),* }
+
+        #[allow(dead_code)]
+        impl NameId {
+            $(pub const $id: NameId = NameId(Index::$id as u8);)*
+        }
+    };
+}
+
+wire_names! {
+    // Cursor; `assistant`, `user`, `system`, `result` also Claude and Qwen.
+    ASSISTANT = "assistant",
+    STREAM_EVENT = "stream_event",
+    TOOL_CALL = "tool_call",
+    MESSAGE = "message",
+    ITEM_COMPLETED = "item.completed",
+    THINKING = "thinking",
+    USER = "user",
+    RESULT = "result",
+    SYSTEM = "system",
+    CONNECTION = "connection",
+    RETRY = "retry",
+    INTERACTION_QUERY = "interaction_query",
+    // Claude Code and Qwen Code.
+    RATE_LIMIT_EVENT = "rate_limit_event",
+    CONTROL_REQUEST = "control_request",
+    CONTROL_RESPONSE = "control_response",
+    // Codex; `error` also Gemini and OpenCode.
+    ITEM_STARTED = "item.started",
+    ITEM_UPDATED = "item.updated",
+    TURN_STARTED = "turn.started",
+    TURN_COMPLETED = "turn.completed",
+    TURN_FAILED = "turn.failed",
+    THREAD_STARTED = "thread.started",
+    SESSION_CREATED = "session.created",
+    ERROR = "error",
+    // Gemini CLI; `tool_use` also OpenCode.
+    INIT = "init",
+    TOOL_USE = "tool_use",
+    TOOL_RESULT = "tool_result",
+    // OpenCode.
+    TEXT = "text",
+    STEP_START = "step_start",
+    STEP_FINISH = "step_finish",
+    REASONING = "reasoning",
+    DONE = "done",
+}
+
+impl NameId {
+    /// Any name not in the table.
+    pub const OTHER: NameId = NameId(NAMES.len() as u8);
+
+    /// The id of a type name; `OTHER` for a name not in the table.
+    pub fn of_name(name: &str) -> NameId {
+        NameId::of(name.as_bytes()).map_or(NameId::OTHER, |(id, _)| id)
+    }
+
+    fn of(name: &[u8]) -> Option<(NameId, &'static str)> {
+        NAMES
+            .iter()
+            .position(|n| n.as_bytes() == name)
+            .map(|i| (NameId(i as u8), NAMES[i]))
+    }
+
+    const fn bit(self) -> u64 {
+        1 << self.0
+    }
+
+    pub const fn index(self) -> u8 {
+        self.0
+    }
+
+    pub const fn from_index(index: u8) -> NameId {
+        NameId(index)
+    }
+}
+
+/// A set of type names: what a view or a dialect wants to see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct TypeSet(u64);
+
+impl TypeSet {
+    pub const NONE: TypeSet = TypeSet(0);
+    pub const ALL: TypeSet = TypeSet(u64::MAX);
+
+    pub const fn contains(self, name: NameId) -> bool {
+        self.0 & name.bit() != 0
+    }
+
+    pub fn insert(&mut self, name: NameId) {
+        self.0 |= name.bit();
+    }
+}
+
+/// A line as the peek saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Peeked {
+    /// Only whitespace.
+    Blank,
+    Event(Head),
+    Bad(BadLine),
+}
+
+/// What [`peek`] learned about an event line. It owns its names (the known ones are
+/// static, so nothing is allocated) and can be handed from the reading thread to the views.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Head {
+    pub name: NameId,
+    pub type_name: Cow<'static, str>,
+    pub subtype: Subtype,
+    /// Where the JSON object starts in the line: 0, unless text was glued in front of it
+    /// (Gemini CLI before 0.42 printed a notice without a newline before its first event).
+    pub start: usize,
+}
+
+impl Head {
+    /// The subtype, reading the line for it when the peek could not see it.
+    pub fn subtype_in<'h>(&'h self, line: &[u8]) -> Option<Cow<'h, str>> {
+        match &self.subtype {
+            Subtype::Known(s) => s.as_deref().map(Cow::Borrowed),
+            Subtype::NotPeeked => match parse_head(line).ok()?.subtype {
+                Subtype::Known(s) => s.map(|s| Cow::Owned(s.into_owned())),
+                Subtype::NotPeeked => None,
+            },
+        }
+    }
+}
+
+/// The `subtype`, if the peek could see it without a parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Subtype {
+    Known(Option<Cow<'static, str>>),
+    /// Not right after `type`: it may be elsewhere in the line. [`Head::subtype_in`] knows.
+    NotPeeked,
+}
+
+/// Why a line is not an event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum BadLine {
+    /// Not JSON at all (error text, a banner) or broken JSON (a truncated line).
+    NotJson(String),
+    /// Valid JSON, but not an object (`[]`, `42`, `"x"`, `null`).
+    NotObject,
+    /// An object without a `type` (Codex's format before 0.44 has no `type`: its dialect
+    /// reads these).
+    NoType,
+    /// An object whose `type` or `subtype` is not a plain string, or is given twice.
+    BadType(String),
+}
+
+impl fmt::Display for BadLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BadLine::NotJson(e) => write!(f, "not JSON ({e})"),
+            BadLine::NotObject => f.write_str("JSON but not an object"),
+            BadLine::NoType => f.write_str("JSON object without a \"type\""),
+            BadLine::BadType(e) => write!(f, "unusable \"type\"/\"subtype\" ({e})"),
+        }
+    }
+}
+
+const TYPE_PREFIX: &[u8] = b"{\"type\":\"";
+const SUBTYPE_KEY: &[u8] = b",\"subtype\":\"";
+
+/// Every agent's common `subtype` names (any other is kept as an owned string).
+const SUBTYPE_NAMES: &[&str] = &[
+    "delta",
+    "completed",
+    "started",
+    "success",
+    "init",
+    "reconnecting",
+    "reconnected",
+    "starting",
+    "resuming",
+    "request",
+    "response",
+    "hook_started",
+    "hook_response",
+    "status",
+    "thinking_tokens",
+    "api_retry",
+    "error_max_turns",
+    "error_during_execution",
+    "compact_boundary",
+    "permission_denied",
+    "task_started",
+    "task_progress",
+    "task_updated",
+    "task_notification",
+];
+
+/// Peeks a line: blank, an event with its type, or why it is not an event.
+pub(crate) fn peek(line: &[u8]) -> Peeked {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Peeked::Blank;
+    }
+    match peek_event(line) {
+        Ok(head) => Peeked::Event(head),
+        Err(BadLine::NotJson(e)) => match glued_event(line) {
+            Some(head) => Peeked::Event(head),
+            None => Peeked::Bad(BadLine::NotJson(e)),
+        },
+        Err(bad) => Peeked::Bad(bad),
+    }
+}
+
+/// Reads the event type of a line, cheaply when the line has the usual shape.
+pub(crate) fn peek_event(line: &[u8]) -> Result<Head, BadLine> {
+    if let Some(head) = fast_paths()
+        .then(|| fast_peek(line).or_else(|| scan_head(line)))
+        .flatten()
+    {
+        return Ok(head);
+    }
+    parse_head(line)
+}
+
+/// Text glued in front of an event on the same line: the event, with where it starts.
+/// Only for lines that are not JSON, so it costs nothing on good lines.
+fn glued_event(line: &[u8]) -> Option<Head> {
+    let start = memchr::memmem::find(line, b"{\"type\":")?;
+    if start == 0 || line[..start].contains(&b'{') {
+        return None;
+    }
+    let mut head = peek_event(&line[start..]).ok()?;
+    head.start = start;
+    Some(head)
+}
+
+/// Whether the shortcuts that rely on the usual layout are taken. They are always taken,
+/// except when the environment variable `CURSOR_STREAM_REFERENCE=1` asks for the plain
+/// parser everywhere: the tests run every view both ways and compare the output.
+pub(crate) fn fast_paths() -> bool {
+    static FAST: OnceLock<bool> = OnceLock::new();
+    *FAST.get_or_init(|| std::env::var_os("CURSOR_STREAM_REFERENCE").is_none_or(|v| v != "1"))
+}
+
+/// Finds the top-level `type` and `subtype` in any key order by skipping over the other
+/// members' values (strings are jumped over with `memchr`), without validating them.
+///
+/// Gives up (`None`, and the caller parses the line in full) on anything it does not
+/// understand: escapes in a key or in the two values, a repeated key, a value that is not
+/// a string, a line that does not end the object.
+fn scan_head(line: &[u8]) -> Option<Head> {
+    let mut at = skip_ws(line, 0);
+    if line.get(at) != Some(&b'{') {
+        return None;
+    }
+    at += 1;
+    let mut type_name = None;
+    let mut subtype = None;
+    loop {
+        at = skip_ws(line, at);
+        match line.get(at)? {
+            b'}' if type_name.is_none() && subtype.is_none() => return None,
+            b'}' => break,
+            b'"' => {}
+            _ => return None,
+        }
+        let (key, escaped, end) = string_at(line, at)?;
+        at = skip_ws(line, end);
+        if line.get(at) != Some(&b':') || escaped {
+            return None;
+        }
+        at = skip_ws(line, at + 1);
+        let slot = match key {
+            b"type" => Some(&mut type_name),
+            b"subtype" => Some(&mut subtype),
+            _ => None,
+        };
+        match slot {
+            Some(slot) => {
+                let (value, escaped, end) = string_at(line, at)?;
+                if escaped || slot.is_some() {
+                    return None;
+                }
+                *slot = Some(value);
+                at = end;
+            }
+            None => at = skip_value(line, at)?,
+        }
+        at = skip_ws(line, at);
+        match line.get(at)? {
+            b',' => at += 1,
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    if skip_ws(line, at + 1) != line.len() {
+        return None;
+    }
+    let (name, type_name) = type_name_of(type_name?)?;
+    let subtype = match subtype {
+        Some(s) => Some(known(s, SUBTYPE_NAMES)?),
+        None => None,
+    };
+    Some(Head {
+        name,
+        type_name,
+        subtype: Subtype::Known(subtype),
+        start: 0,
+    })
+}
+
+/// Matches `{"type":"<plain>"` and an optional `,"subtype":"<plain>"` right after it.
+///
+/// Gives up (returns `None`) on anything unusual, since the fallback is always correct:
+/// an escape in a value, a line that does not end in `}`.
+fn fast_peek(line: &[u8]) -> Option<Head> {
+    let rest = line.strip_prefix(TYPE_PREFIX)?;
+    if line.last() != Some(&b'}') {
+        return None;
+    }
+    let (value, rest) = plain_bytes(rest)?;
+    let (name, type_name) = type_name_of(value)?;
+    let subtype = match rest.first()? {
+        b'}' => Subtype::Known(None),
+        b',' => match rest.strip_prefix(SUBTYPE_KEY) {
+            Some(after) => {
+                let (sub, after) = plain_bytes(after)?;
+                if !matches!(after.first(), Some(b',' | b'}')) {
+                    return None;
+                }
+                Subtype::Known(Some(known(sub, SUBTYPE_NAMES)?))
+            }
+            None => Subtype::NotPeeked,
+        },
+        _ => return None,
+    };
+    Some(Head {
+        name,
+        type_name,
+        subtype,
+        start: 0,
+    })
+}
+
+/// A type name's id and text: static for the known names (found by comparison, which costs
+/// less than checking UTF-8 on such short strings), else a copy checked as UTF-8.
+fn type_name_of(bytes: &[u8]) -> Option<(NameId, Cow<'static, str>)> {
+    match NameId::of(bytes) {
+        Some((id, name)) => Some((id, Cow::Borrowed(name))),
+        None => Some((
+            NameId::OTHER,
+            Cow::Owned(std::str::from_utf8(bytes).ok()?.to_owned()),
+        )),
+    }
+}
+
+/// The name: one of `names` (static), else a copy checked as UTF-8.
+fn known(bytes: &[u8], names: &[&'static str]) -> Option<Cow<'static, str>> {
+    match names.iter().find(|n| n.as_bytes() == bytes) {
+        Some(name) => Some(Cow::Borrowed(name)),
+        None => Some(Cow::Owned(std::str::from_utf8(bytes).ok()?.to_owned())),
+    }
+}
+
+/// A name read by serde, made static when it is one of `names`.
+fn owned_name(name: Cow<'_, str>, names: &[&'static str]) -> Cow<'static, str> {
+    match names.iter().find(|n| **n == name) {
+        Some(name) => Cow::Borrowed(name),
+        None => Cow::Owned(name.into_owned()),
+    }
+}
+
+#[derive(Deserialize)]
+struct HeadFields<'a> {
+    #[serde(rename = "type", borrow, default)]
+    type_name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    subtype: Option<Cow<'a, str>>,
+}
+
+/// The correct, slower way to read `type` and `subtype`: a real parse of the line that
+/// skips every other field.
+pub(crate) fn parse_head(line: &[u8]) -> Result<Head, BadLine> {
+    if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        // serde's derived structs also accept arrays, so tell non-objects apart first.
+        return Err(match serde_json::from_slice::<IgnoredAny>(line) {
+            Ok(_) => BadLine::NotObject,
+            Err(e) => BadLine::NotJson(e.to_string()),
+        });
+    }
+    let fields: HeadFields = match serde_json::from_slice(line) {
+        Ok(fields) => fields,
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            return Err(BadLine::BadType(e.to_string()));
+        }
+        Err(e) => return Err(BadLine::NotJson(e.to_string())),
+    };
+    let type_name = fields.type_name.ok_or(BadLine::NoType)?;
+    let name = NameId::of(type_name.as_bytes()).map_or(NameId::OTHER, |(id, _)| id);
+    Ok(Head {
+        name,
+        type_name: owned_name(type_name, NAMES),
+        subtype: Subtype::Known(fields.subtype.map(|s| owned_name(s, SUBTYPE_NAMES))),
+        start: 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head(line: &str) -> Head {
+        match peek(line.as_bytes()) {
+            Peeked::Event(head) => head,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    fn name_and_sub(line: &str) -> (NameId, Option<String>) {
+        let h = head(line);
+        let sub = h.subtype_in(line.as_bytes()).map(|s| s.into_owned());
+        (h.name, sub)
+    }
+
+    #[test]
+    fn fast_peek_reads_the_usual_shape() {
+        let h = fast_peek(br#"{"type":"tool_call","subtype":"started","call_id":"x"}"#).unwrap();
+        assert_eq!(h.name, NameId::TOOL_CALL);
+        assert_eq!(h.subtype, Subtype::Known(Some("started".into())));
+        let h = fast_peek(br#"{"type":"assistant","message":{}}"#).unwrap();
+        assert_eq!(h.name, NameId::ASSISTANT);
+        assert_eq!(h.subtype, Subtype::NotPeeked);
+        let h = fast_peek(br#"{"type":"item.completed","item":{"id":"item_0"}}"#).unwrap();
+        assert_eq!(h.name, NameId::ITEM_COMPLETED);
+    }
+
+    #[test]
+    fn every_agents_names_are_in_the_table() {
+        for (line, name) in [
+            (
+                r#"{"type":"stream_event","event":{}}"#,
+                NameId::STREAM_EVENT,
+            ),
+            (
+                r#"{"type":"thread.started","thread_id":"t"}"#,
+                NameId::THREAD_STARTED,
+            ),
+            (r#"{"type":"init","timestamp":"x"}"#, NameId::INIT),
+            (r#"{"type":"step_finish","part":{}}"#, NameId::STEP_FINISH),
+            (r#"{"type":"done"}"#, NameId::DONE),
+            (r#"{"type":"brand_new"}"#, NameId::OTHER),
+        ] {
+            assert_eq!(head(line).name, name, "{line}");
+        }
+        assert_eq!(head(r#"{"type":"brand_new"}"#).type_name, "brand_new");
+    }
+
+    #[test]
+    fn peek_agrees_whatever_the_key_order_spacing_or_escapes() {
+        for line in [
+            r#"{"type":"result","subtype":"success"}"#,
+            r#"{"subtype":"success","type":"result"}"#,
+            r#"{ "type" : "result", "subtype" : "success" }"#,
+            r#"{"\u0074ype":"result","subtype":"success"}"#,
+            r#"{"type":"res\u0075lt","subtype":"success"}"#,
+            r#"{"type":"result","is_error":false,"subtype":"success"}"#,
+            "{\"type\":\"result\",\"subtype\":\"success\"}  ",
+        ] {
+            assert_eq!(
+                name_and_sub(line),
+                (NameId::RESULT, Some("success".to_string())),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn scan_head_finds_the_top_level_type_in_any_order() {
+        let line = br#"{"call_id":"c","tool_call":{"type":"nested","x":[{"subtype":"no"},"\"}"]},"subtype":"completed","type":"tool_call"}"#;
+        let h = scan_head(line).unwrap();
+        assert_eq!(h.name, NameId::TOOL_CALL);
+        assert_eq!(h.subtype, Subtype::Known(Some("completed".into())));
+        let h = scan_head(br#" { "n" : 1.5e3 , "t" : true, "type" : "user" } "#).unwrap();
+        assert_eq!((h.name, h.subtype), (NameId::USER, Subtype::Known(None)));
+        for line in [
+            &br#"{"type":"a","type":"b"}"#[..],
+            br#"{"\u0074ype":"a"}"#,
+            br#"{"type":"a"b"}"#,
+            br#"{"type":42}"#,
+            br#"{"type":"a","x":{"#,
+            br#"{"type":"a"} trailing"#,
+            br#"{"x":1}"#,
+        ] {
+            assert!(
+                scan_head(line).is_none(),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+
+    #[test]
+    fn bad_lines_are_classified() {
+        assert!(matches!(
+            peek(b"RetriableError: [invalid_argument] unknown option"),
+            Peeked::Bad(BadLine::NotJson(_))
+        ));
+        assert!(matches!(
+            peek(br#"{"type":"assistant","message":{"role":"assis"#),
+            Peeked::Bad(BadLine::NotJson(_))
+        ));
+        for line in ["[]", "42", "\"x\"", "null", "true"] {
+            assert_eq!(
+                peek(line.as_bytes()),
+                Peeked::Bad(BadLine::NotObject),
+                "{line}"
+            );
+        }
+        assert_eq!(peek(br#"{"kind":"x"}"#), Peeked::Bad(BadLine::NoType));
+        assert!(matches!(
+            peek(br#"{"type":42}"#),
+            Peeked::Bad(BadLine::BadType(_))
+        ));
+        assert!(matches!(
+            peek(br#"{ "type":"a", "type":"b"}"#),
+            Peeked::Bad(BadLine::BadType(_))
+        ));
+        assert_eq!(peek(b"  \t"), Peeked::Blank);
+    }
+
+    #[test]
+    fn text_glued_before_an_event_is_found() {
+        let line = br#"MCP issues detected. Run /mcp list for status.{"type":"init","timestamp":"t","session_id":"s","model":"m"}"#;
+        let h = head(std::str::from_utf8(line).unwrap());
+        assert_eq!(h.name, NameId::INIT);
+        assert_eq!(&line[h.start..h.start + 9], br#"{"type":""#);
+        // Only text, not a JSON value, may come before the event.
+        assert!(matches!(
+            peek(br#"{"a":1} {"type":"init"}"#),
+            Peeked::Bad(BadLine::NotJson(_))
+        ));
+    }
+}

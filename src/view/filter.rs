@@ -1,0 +1,154 @@
+//! Selecting events by type, subtype, tool and session, for `events` and `get`.
+//!
+//! Types and subtypes are the agent's own names (`--type item.completed`). Tools and
+//! sessions are asked of the run: the tool calls the dialect read on the line, the run's
+//! session id.
+
+use std::borrow::Cow;
+
+use crate::agent::RawLine;
+use crate::agent::event::{Event, StatusClass, Wants};
+use crate::input::json::{BorrowedStr, top_level_value};
+use crate::input::peek::{Head, NameId, TypeSet};
+use crate::view::Ctx;
+
+/// Criteria that must all hold; each list lets through any of its values, an empty list
+/// lets through everything.
+#[derive(Debug, Clone, Default)]
+pub struct EventFilter {
+    pub types: Vec<String>,
+    pub subtypes: Vec<String>,
+    /// Tool names (`shell`, `Bash`, `command_execution`, …): the lines that start or end
+    /// a call of these tools.
+    pub tools: Vec<String>,
+    /// Session ids, or prefixes of them.
+    pub sessions: Vec<String>,
+    /// Keep what does not match instead.
+    pub invert: bool,
+}
+
+/// What the dialect read on the current line, for the criteria that need it.
+#[derive(Debug, Default)]
+pub(crate) struct LineFacts {
+    line: u64,
+    tools: Vec<String>,
+}
+
+impl LineFacts {
+    /// Notes the tool calls an event of the current line is about.
+    pub fn event(&mut self, ev: &Event<'_>, ctx: &Ctx) {
+        let tool = match ev {
+            Event::ToolStarted { call, .. } => &call.tool,
+            // A call still pending when its run ends is not about the line that ends it.
+            Event::ToolEnded(end) if end.status.class != StatusClass::Pending => &end.call.tool,
+            _ => return,
+        };
+        let line = ctx.diag.line();
+        if self.line != line {
+            self.line = line;
+            self.tools.clear();
+        }
+        self.tools.push(tool.to_string());
+    }
+
+    fn tools_on(&self, line: u64) -> &[String] {
+        if self.line == line { &self.tools } else { &[] }
+    }
+}
+
+impl EventFilter {
+    fn has_criteria(&self) -> bool {
+        !(self.types.is_empty()
+            && self.subtypes.is_empty()
+            && self.tools.is_empty()
+            && self.sessions.is_empty())
+    }
+
+    /// The event types that can pass, for the dispatcher.
+    pub(crate) fn raw_types(&self) -> TypeSet {
+        if self.invert || self.types.is_empty() {
+            return TypeSet::ALL;
+        }
+        let mut named = TypeSet::NONE;
+        for t in &self.types {
+            named.insert(NameId::of_name(t));
+        }
+        named
+    }
+
+    /// What the dialect must read for the criteria.
+    pub(crate) fn wants(&self) -> Wants {
+        if self.tools.is_empty() {
+            Wants::NONE
+        } else {
+            Wants::TOOLS
+        }
+    }
+
+    /// Whether lines that are not events (blank, not JSON) pass: they meet no criterion.
+    pub(crate) fn passes_non_events(&self) -> bool {
+        !self.has_criteria() || self.invert
+    }
+
+    pub(crate) fn passes(
+        &self,
+        line: &RawLine<'_>,
+        head: &Head,
+        facts: &LineFacts,
+        ctx: &Ctx,
+    ) -> bool {
+        self.meets_criteria(line, head, facts, ctx) != self.invert
+    }
+
+    fn meets_criteria(
+        &self,
+        line: &RawLine<'_>,
+        head: &Head,
+        facts: &LineFacts,
+        ctx: &Ctx,
+    ) -> bool {
+        if !self.types.is_empty() && !self.types.iter().any(|t| *t == head.type_name) {
+            return false;
+        }
+        if !self.subtypes.is_empty() {
+            let Some(subtype) = head.subtype_in(line.bytes) else {
+                return false;
+            };
+            if !self.subtypes.iter().any(|s| *s == subtype) {
+                return false;
+            }
+        }
+        if !self.tools.is_empty() {
+            let tools = facts.tools_on(line.number);
+            if !tools
+                .iter()
+                .any(|tool| self.tools.iter().any(|t| t.eq_ignore_ascii_case(tool)))
+            {
+                return false;
+            }
+        }
+        if !self.sessions.is_empty() {
+            let id = match &ctx.run.session_id {
+                Some(id) => Some(Cow::Borrowed(id.as_str())),
+                None => line_session_id(line.bytes),
+            };
+            let Some(id) = id else { return false };
+            if !self.sessions.iter().any(|s| id.starts_with(s.as_str())) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// A line's own session id, under any agent's key.
+fn line_session_id(line: &[u8]) -> Option<Cow<'_, str>> {
+    ["session_id", "sessionID", "thread_id"]
+        .into_iter()
+        .find_map(|key| top_level_value(line, key))
+        .and_then(|token| {
+            use serde::de::DeserializeSeed;
+            let mut de = serde_json::Deserializer::from_slice(token);
+            BorrowedStr.deserialize(&mut de).ok()
+        })
+}
