@@ -1,0 +1,261 @@
+//! Every agent's pitfalls, view by view: each stream under `tests/fixtures/agents/` (and the
+//! README's example streams) has an `.expect.json` written from the format notes, not by
+//! running cursor-stream (schema in `tests/fixtures/agents/README.md`). For each, the run
+//! views must give the text shown once, the final answer, every tool call with its status
+//! and parent, the exit status, and `stats --json` the agent, status and session of each
+//! run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
+
+/// A stream and what must be made of it.
+pub struct Case {
+    pub stream: PathBuf,
+    pub expect: Value,
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+/// The fixtures and the examples, with their expectations.
+fn cases() -> Vec<Case> {
+    let dir = root().join("tests/fixtures/agents");
+    let mut cases = Vec::new();
+    for agent in std::fs::read_dir(&dir).unwrap() {
+        let agent = agent.unwrap().path();
+        if !agent.is_dir() {
+            continue;
+        }
+        for entry in std::fs::read_dir(&agent).unwrap() {
+            let path = entry.unwrap().path();
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let Some(stem) = name.strip_suffix(".expect.json") else {
+                continue;
+            };
+            let stream = if agent.ends_with("examples") {
+                root().join("examples").join(format!("{stem}.ndjson"))
+            } else {
+                agent.join(format!("{stem}.ndjson"))
+            };
+            let expect = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            cases.push(Case { stream, expect });
+        }
+    }
+    cases.sort_by(|a, b| a.stream.cmp(&b.stream));
+    assert!(cases.len() > 40, "the agent fixtures are missing");
+    cases
+}
+
+fn run(case: &Case, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args);
+    if let Some(agent) = case.expect["agent_flag"].as_str() {
+        cmd.args(["--agent", agent]);
+    }
+    let out = cmd
+        .arg(&case.stream)
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn name(case: &Case) -> String {
+    case.stream
+        .strip_prefix(root())
+        .unwrap_or(&case.stream)
+        .display()
+        .to_string()
+}
+
+/// What `text` prints for the runs, built from the expected pieces by the joining rules.
+pub fn expected_text(runs: &[Value]) -> Option<String> {
+    let mut out = String::new();
+    for run in runs {
+        let separates = !matches!(run["agent"].as_str(), Some("cursor" | "gemini"));
+        let pieces = run["answer_pieces"].as_array()?;
+        let mut text = String::new();
+        for piece in pieces {
+            let piece = piece.as_str().unwrap();
+            if piece.is_empty() {
+                continue;
+            }
+            if separates && !text.is_empty() {
+                // A blank line between messages, counting the newlines on either side.
+                let ending = text
+                    .chars()
+                    .rev()
+                    .take(2)
+                    .take_while(|&c| c == '\n')
+                    .count();
+                let starting = piece.chars().take(2).take_while(|&c| c == '\n').count();
+                text.push_str(&"\n\n"[(ending + starting).min(2)..]);
+            }
+            text.push_str(piece);
+        }
+        if !text.is_empty() && !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&text);
+    }
+    Some(out)
+}
+
+/// A status word's meaning, for agents that each have their own words.
+pub fn class_of(status: &str) -> &'static str {
+    match status {
+        "success" => "success",
+        "pending" => "pending",
+        "rejected"
+        | "declined"
+        | "permission_denied"
+        | "policy_violation"
+        | "permissionDenied"
+        | "readPermissionDenied"
+        | "writePermissionDenied" => "rejected",
+        _ => "failed",
+    }
+}
+
+/// Checks every run view on one case; returns what went wrong.
+pub fn check_case(case: &Case) -> Vec<String> {
+    let mut problems = Vec::new();
+    let e = &case.expect;
+    let runs = e["runs"].as_array().unwrap();
+    let exit = e["exit"].as_i64().unwrap() as i32;
+
+    let (code, text, stderr) = run(case, &["text"]);
+    if code != exit {
+        problems.push(format!(
+            "text: exit {code}, expected {exit}; stderr: {stderr}"
+        ));
+    }
+    if let Some(expected) = expected_text(runs)
+        && text != expected
+    {
+        problems.push(format!(
+            "text:\n  got      {text:?}\n  expected {expected:?}"
+        ));
+    }
+    if stderr.contains("differs") {
+        problems.push(format!("text: the answer check failed: {stderr}"));
+    }
+
+    let (code, result, _) = run(case, &["result"]);
+    if code != exit {
+        problems.push(format!("result: exit {code}, expected {exit}"));
+    }
+    let expected: String = runs
+        .iter()
+        .filter_map(|r| r["final"].as_str())
+        .map(|f| format!("{f}\n"))
+        .collect();
+    if result != expected {
+        problems.push(format!(
+            "result:\n  got      {result:?}\n  expected {expected:?}"
+        ));
+    }
+
+    let (code, tools, _) = run(case, &["tools", "--json"]);
+    if code != exit {
+        problems.push(format!("tools: exit {code}, expected {exit}"));
+    }
+    let got: Vec<(Value, Value, &str, Value)> = tools
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let id = if v["call_id"] == "" {
+                Value::Null
+            } else {
+                v["call_id"].clone()
+            };
+            (
+                id,
+                v["tool"].clone(),
+                class_of(v["status"].as_str().unwrap()),
+                v["parent_call_id"].clone(),
+            )
+        })
+        .collect();
+    let expected: Vec<(Value, Value, &str, Value)> = runs
+        .iter()
+        .flat_map(|r| r["tools"].as_array().unwrap())
+        .map(|t| {
+            (
+                t["call_id"].clone(),
+                t["tool"].clone(),
+                t["class"].as_str().unwrap(),
+                t.get("parent").cloned().unwrap_or(Value::Null),
+            )
+        })
+        .collect();
+    if got != expected {
+        problems.push(format!(
+            "tools:\n  got      {got:?}\n  expected {expected:?}"
+        ));
+    }
+
+    let (code, stats, _) = run(case, &["stats", "--json"]);
+    if code != 0 {
+        problems.push(format!("stats: exit {code}"));
+    }
+    let got: Vec<(Value, Value, Value)> = stats
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (
+                v["agent"].clone(),
+                v["status"].clone(),
+                v["session_id"].clone(),
+            )
+        })
+        .collect();
+    let expected: Vec<(Value, Value, Value)> = runs
+        .iter()
+        .map(|r| {
+            let status = match r["status"].as_str().unwrap() {
+                "failed" => "error",
+                s => s,
+            };
+            (
+                r["agent"].clone(),
+                Value::from(status),
+                r["session_id"].clone(),
+            )
+        })
+        .collect();
+    if got != expected {
+        problems.push(format!(
+            "stats:\n  got      {got:?}\n  expected {expected:?}"
+        ));
+    }
+    problems
+}
+
+#[test]
+fn every_pitfall_fixture_reads_as_its_agent_says() {
+    let mut failures = Vec::new();
+    for case in cases() {
+        let problems = check_case(&case);
+        if !problems.is_empty() {
+            failures.push(format!("{}:\n{}", name(&case), problems.join("\n")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} fixture(s) wrong:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
