@@ -259,3 +259,95 @@ fn every_pitfall_fixture_reads_as_its_agent_says() {
         failures.join("\n\n")
     );
 }
+
+/// Feeds a stream to `text` one line at a time and checks that each line's text reaches
+/// stdout before the next line is written (the producer keeps its stdout open).
+fn assert_live(lines: &[(String, &str)]) {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let mut child = Command::new(BIN)
+        .arg("text")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        loop {
+            match stdout.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => tx.send(buf[..n].to_vec()).unwrap(),
+            }
+        }
+    });
+    for (line, expected) in lines {
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+        if expected.is_empty() {
+            // Nothing may come out for this line (a repeat, a lifecycle event).
+            assert!(
+                rx.recv_timeout(Duration::from_millis(200)).is_err(),
+                "output for a line that adds nothing: {line}"
+            );
+            continue;
+        }
+        let got = rx
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("{expected:?} did not appear while the stream was open"));
+        assert_eq!(String::from_utf8(got).unwrap(), *expected);
+    }
+    drop(stdin);
+    child.wait().unwrap();
+}
+
+#[test]
+fn a_claude_partial_stream_shows_each_delta_before_the_next_arrives() {
+    let session = r#""session_id":"0c1d","parent_tool_use_id":null"#;
+    let event = |e: &str| format!(r#"{{"type":"stream_event","event":{e},{session},"uuid":"u"}}"#);
+    let delta = |t: &str| {
+        event(&format!(
+            r#"{{"type":"content_block_delta","index":0,"delta":{{"type":"text_delta","text":"{t}"}}}}"#
+        ))
+    };
+    assert_live(&[
+        (
+            r#"{"type":"system","subtype":"init","cwd":"/w","session_id":"0c1d","tools":["Bash"],"mcp_servers":[],"model":"claude-opus-5","permissionMode":"default","apiKeySource":"none","claude_code_version":"2.1.330","uuid":"i"}"#.to_string(),
+            "",
+        ),
+        (event(r#"{"type":"message_start","message":{"id":"msg_1","content":[]}}"#), ""),
+        (event(r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#), ""),
+        (delta("Streaming"), "Streaming"),
+        (delta(" one"), " one"),
+        (delta(" word at a time."), " word at a time."),
+        // The block, repeated whole: nothing more to show.
+        (
+            format!(r#"{{"type":"assistant","message":{{"id":"msg_1","type":"message","role":"assistant","content":[{{"type":"text","text":"Streaming one word at a time."}}]}},{session},"uuid":"a"}}"#),
+            "",
+        ),
+    ]);
+}
+
+#[test]
+fn a_gemini_stream_shows_each_delta_before_the_next_arrives() {
+    let delta = |t: &str| {
+        format!(
+            r#"{{"type":"message","timestamp":"2026-11-23T10:00:01.000Z","role":"assistant","content":"{t}","delta":true}}"#
+        )
+    };
+    assert_live(&[
+        (
+            r#"{"type":"init","timestamp":"2026-11-23T10:00:00.000Z","session_id":"4f1e","model":"gemini-3-flash"}"#.to_string(),
+            "",
+        ),
+        (delta("Gemini"), "Gemini"),
+        (delta(" streams"), " streams"),
+        (delta(" deltas."), " deltas."),
+    ]);
+}

@@ -75,6 +75,9 @@ impl ProgressView {
         ctx.out
             .write_styled(self.channel, style, format!(" {text}").as_bytes())?;
         ctx.out.write_styled(self.channel, Style::new(), b"\n")?;
+        if self.channel == Channel::Out {
+            self.answer.set_apart();
+        }
         Ok(())
     }
 

@@ -87,6 +87,14 @@ impl AnswerWriter {
         self.separator_due = self.wrote;
     }
 
+    /// Something else was written on its own lines between the answer's pieces (`progress`
+    /// writes activity lines there): that keeps them apart already.
+    pub fn set_apart(&mut self) {
+        if self.wrote {
+            self.tail = [b'\n', b'\n'];
+        }
+    }
+
     /// The run ended: its final answer is written when no text was streamed.
     pub fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         if let Some(text) = settle_answer(end, ctx) {
