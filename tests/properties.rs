@@ -10,8 +10,8 @@ use std::path::Path;
 use proptest::prelude::*;
 
 use cursor_stream::testing::{
-    CheckOptions, EventsOptions, LineReader, ProgressOptions, StatsOptions, TextOptions,
-    ToolsOptions, ViewChoice, run_captured,
+    AGENTS, CheckOptions, EventsOptions, LineReader, ProgressOptions, StatsOptions, TextOptions,
+    ToolsOptions, ViewChoice, run_captured, run_captured_as,
 };
 
 /// Hands out its data in reads of the given sizes, in turn.
@@ -114,15 +114,25 @@ proptest! {
     }
 }
 
-/// Lines to build streams from: every line of the fixtures, and some broken ones.
+/// The `.ndjson` files under `dir`, and under its folders.
+fn ndjson_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            ndjson_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "ndjson") {
+            out.push(path);
+        }
+    }
+}
+
+/// Lines to build streams from: every line of every agent's fixtures (so streams mix
+/// agents, and dialects switch), and some broken ones.
 fn line_pool() -> Vec<Vec<u8>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut pool: Vec<Vec<u8>> = Vec::new();
-    let mut names: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ndjson"))
-        .collect();
+    let mut names = Vec::new();
+    ndjson_files(&dir, &mut names);
     names.sort();
     for name in names {
         for line in std::fs::read(name).unwrap().split(|&b| b == b'\n') {
@@ -168,6 +178,7 @@ proptest! {
         picks in prop::collection::vec(any::<prop::sample::Index>(), 1..60),
         crlf in any::<bool>(),
         sizes in prop::collection::vec(1usize..300, 1..6),
+        agent in prop::option::of(prop::sample::select(AGENTS.to_vec())),
     ) {
         let pool = line_pool();
         let mut data = Vec::new();
@@ -177,8 +188,8 @@ proptest! {
             data.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
         }
         for view in views() {
-            let whole = run_captured(&view, false, Chunked::new(&data, &[usize::MAX]));
-            let pieces = run_captured(&view, false, Chunked::new(&data, &sizes));
+            let whole = run_captured_as(&view, false, agent, 4096, Chunked::new(&data, &[usize::MAX]));
+            let pieces = run_captured_as(&view, false, agent, 4096, Chunked::new(&data, &sizes));
             prop_assert!(whole.stdout == pieces.stdout, "{:?}: stdout", view);
             prop_assert!(whole.stderr == pieces.stderr, "{:?}: stderr", view);
             prop_assert_eq!(whole.status.ok(), pieces.status.ok());

@@ -12,9 +12,10 @@ use std::io::{self, Read};
 
 use libfuzzer_sys::fuzz_target;
 
+use cursor_stream::agent::event::Agent;
 use cursor_stream::testing::{
-    Captured, CheckOptions, EventFilter, EventsOptions, GetOptions, Paths, ProgressOptions,
-    StatsOptions, TextOptions, ToolsOptions, ViewChoice, run_captured,
+    AGENTS, Captured, CheckOptions, EventFilter, EventsOptions, GetOptions, Paths,
+    ProgressOptions, StatsOptions, TextOptions, ToolsOptions, ViewChoice, run_captured_as,
 };
 
 /// Hands out its data in reads of a fixed size.
@@ -74,13 +75,13 @@ fn views() -> Vec<ViewChoice> {
     ]
 }
 
-fn run(view: &ViewChoice, data: &[u8], size: usize) -> Captured {
+fn run(view: &ViewChoice, agent: Option<Agent>, data: &[u8], size: usize) -> Captured {
     let input = Chunked {
         data: data.to_vec(),
         at: 0,
         size,
     };
-    run_captured(view, false, input)
+    run_captured_as(view, false, agent, 4096, input)
 }
 
 fuzz_target!(|input: &[u8]| {
@@ -88,9 +89,12 @@ fuzz_target!(|input: &[u8]| {
         return;
     };
     let size = usize::from(seed % 32) + 1;
+    // The top bits pick the dialect: one given with --agent, or (a quarter of the time)
+    // detection.
+    let agent = AGENTS.get(usize::from(seed >> 5)).copied();
     for view in views() {
-        let whole = run(&view, data, usize::MAX);
-        let chunked = run(&view, data, size);
+        let whole = run(&view, agent, data, usize::MAX);
+        let chunked = run(&view, agent, data, size);
         assert!(
             whole.stdout == chunked.stdout,
             "stdout depends on the reads: {view:?}"
@@ -105,6 +109,6 @@ fuzz_target!(|input: &[u8]| {
             "{view:?}"
         );
     }
-    let events = run(&ViewChoice::Events(EventsOptions::default()), data, size);
+    let events = run(&ViewChoice::Events(EventsOptions::default()), agent, data, size);
     assert!(events.stdout == data, "events did not reproduce its input");
 });
