@@ -3,7 +3,12 @@
 //! ```text
 //! cargo run --release --example generate -- --size 1G > /tmp/big.ndjson
 //! cargo run --release --example generate -- --size 100M --deltas-only > /tmp/deltas.ndjson
+//! cargo run --release --example generate -- --size 1G --agent claude > /tmp/claude.ndjson
 //! ```
+//!
+//! `--agent claude` writes Claude Code streams with partial messages instead: every text
+//! block streamed as `text_delta`s and then repeated whole in an `assistant` event, tool
+//! calls with large `tool_result`s, a `result` whose text is the last message.
 //!
 //! The output imitates real logs appended run after run: each run has an `init`, the
 //! prompt, thinking phases, partial-mode deltas with their segment and final flushes (one
@@ -386,6 +391,144 @@ impl<W: Write> Gen<W> {
         ))
     }
 
+    /// One Claude Code run with `--include-partial-messages`.
+    fn claude_session(&mut self, n: u64) -> io::Result<()> {
+        self.session = format!(
+            "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+            self.rng.next() as u32,
+            self.rng.next() as u16,
+            n % 0x1000,
+            self.rng.next() % 0x1000,
+            self.rng.next() % 0x1_0000_0000_0000
+        );
+        let sid = self.session.clone();
+        let uuid = |rng: &mut Rng| {
+            format!(
+                "{:08x}-0000-4000-8000-{:012x}",
+                rng.next() as u32,
+                rng.next() % 0x1_0000_0000_0000
+            )
+        };
+        let u = uuid(&mut self.rng);
+        self.raw_line(format!(
+            r#"{{"type":"system","subtype":"init","cwd":"/home/dev/shop","session_id":"{sid}","tools":["Task","Bash","Glob","Grep","Read","Edit","Write","TodoWrite"],"mcp_servers":[],"model":"claude-opus-5","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.330","output_style":"default","agents":[],"skills":[],"plugins":[],"uuid":"{u}"}}"#
+        ))?;
+        let messages = self.rng.range(2, 6);
+        let mut last = String::new();
+        for m in 0..messages {
+            let msg_id = format!("msg_{:024x}", self.rng.next() as u128 * 31 + m as u128);
+            let tail = format!(r#""session_id":"{sid}","parent_tool_use_id":null"#);
+            let event = |g: &mut Self, e: String| -> io::Result<()> {
+                let u = uuid(&mut g.rng);
+                g.raw_line(format!(
+                    r#"{{"type":"stream_event","event":{e},{tail},"uuid":"{u}"}}"#
+                ))
+            };
+            event(
+                self,
+                format!(
+                    r#"{{"type":"message_start","message":{{"model":"claude-opus-5","id":"{msg_id}","type":"message","role":"assistant","content":[],"stop_reason":null,"usage":{{"input_tokens":2,"output_tokens":1}}}}}}"#
+                ),
+            )?;
+            event(self, r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#.to_string())?;
+            let parts = self.words(8, 80);
+            for p in &parts {
+                event(
+                    self,
+                    format!(
+                        r#"{{"type":"content_block_delta","index":0,"delta":{{"type":"text_delta","text":{}}}}}"#,
+                        js(p)
+                    ),
+                )?;
+            }
+            let text = parts.concat();
+            let u = uuid(&mut self.rng);
+            self.raw_line(format!(
+                r#"{{"type":"assistant","message":{{"model":"claude-opus-5","id":"{msg_id}","type":"message","role":"assistant","content":[{{"type":"text","text":{}}}],"stop_reason":null,"usage":{{"input_tokens":2,"output_tokens":1}}}},{tail},"uuid":"{u}"}}"#,
+                js(&text)
+            ))?;
+            event(
+                self,
+                r#"{"type":"content_block_stop","index":0}"#.to_string(),
+            )?;
+            last = text;
+            if m + 1 == messages {
+                event(self, r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":120}}"#.to_string())?;
+                event(self, r#"{"type":"message_stop"}"#.to_string())?;
+                break;
+            }
+            // A tool call, and its (large) result.
+            let tool_id = format!("toolu_{:024x}", self.rng.next());
+            let (name, input, output) = match self.rng.below(3) {
+                0 => {
+                    let lines = self.rng.range(40, 900);
+                    (
+                        "Read",
+                        r#"{"file_path":"/home/dev/shop/src/cart.rs"}"#.to_string(),
+                        self.code(lines),
+                    )
+                }
+                1 => {
+                    let lines = self.rng.range(10, 500);
+                    (
+                        "Bash",
+                        r#"{"command":"cargo test","description":"Run the tests"}"#.to_string(),
+                        self.code(lines),
+                    )
+                }
+                _ => (
+                    "Grep",
+                    r#"{"pattern":"TODO","path":"src"}"#.to_string(),
+                    self.code(30),
+                ),
+            };
+            event(
+                self,
+                format!(
+                    r#"{{"type":"content_block_start","index":1,"content_block":{{"type":"tool_use","id":"{tool_id}","name":"{name}","input":{{}}}}}}"#
+                ),
+            )?;
+            event(
+                self,
+                format!(
+                    r#"{{"type":"content_block_delta","index":1,"delta":{{"type":"input_json_delta","partial_json":{}}}}}"#,
+                    js(&input)
+                ),
+            )?;
+            let u = uuid(&mut self.rng);
+            self.raw_line(format!(
+                r#"{{"type":"assistant","message":{{"model":"claude-opus-5","id":"{msg_id}","type":"message","role":"assistant","content":[{{"type":"tool_use","id":"{tool_id}","name":"{name}","input":{input}}}],"stop_reason":null,"usage":{{"input_tokens":2,"output_tokens":1}}}},{tail},"uuid":"{u}"}}"#
+            ))?;
+            event(
+                self,
+                r#"{"type":"content_block_stop","index":1}"#.to_string(),
+            )?;
+            event(self, r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":60}}"#.to_string())?;
+            event(self, r#"{"type":"message_stop"}"#.to_string())?;
+            let u = uuid(&mut self.rng);
+            self.raw_line(format!(
+                r#"{{"type":"user","message":{{"role":"user","content":[{{"tool_use_id":"{tool_id}","type":"tool_result","content":{}}}]}},{tail},"uuid":"{u}","tool_use_result":{{"stdout":{},"stderr":"","interrupted":false,"isImage":false}}}}"#,
+                js(&output),
+                js(&output)
+            ))?;
+        }
+        let ms = self.rng.range(1000, 90000);
+        let u = uuid(&mut self.rng);
+        let output_tokens = self.rng.range(10, 4000);
+        // The 2.1.26x key order: `type` far from first.
+        self.raw_line(format!(
+            r#"{{"duration_api_ms":{ms},"stop_reason":"end_turn","session_id":"{sid}","total_cost_usd":0.0231041,"usage":{{"input_tokens":6,"cache_creation_input_tokens":3117,"cache_read_input_tokens":14723,"output_tokens":{output_tokens}}},"permission_denials":[],"terminal_reason":"completed","is_error":false,"num_turns":{messages},"subtype":"success","api_error_status":null,"result":{},"type":"result","duration_ms":{ms},"uuid":"{u}"}}"#,
+            js(&last)
+        ))
+    }
+
+    /// A line as given (the Claude streams keep their own key orders).
+    fn raw_line(&mut self, line: String) -> io::Result<()> {
+        self.written += line.len() as u64 + 1;
+        self.out.write_all(line.as_bytes())?;
+        self.out.write_all(b"\n")
+    }
+
     /// Runs of 500 assistant deltas and a result: almost every line must be parsed by
     /// `text`.
     fn deltas_only(&mut self, size: u64) -> io::Result<()> {
@@ -423,20 +566,27 @@ fn main() -> io::Result<()> {
     let mut size = 100 << 20;
     let mut seed = 42;
     let mut deltas_only = false;
+    let mut agent = String::from("cursor");
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--size" => size = parse_size(&args.next().expect("--size SIZE")),
             "--seed" => seed = args.next().expect("--seed N").parse().expect("--seed N"),
             "--deltas-only" => deltas_only = true,
+            "--agent" => agent = args.next().expect("--agent cursor|claude"),
             _ => {
-                eprintln!("usage: generate [--size SIZE] [--seed N] [--deltas-only] > out.ndjson");
+                eprintln!(
+                    "usage: generate [--size SIZE] [--seed N] [--deltas-only] [--agent cursor|claude] > out.ndjson"
+                );
                 std::process::exit(2);
             }
         }
     }
     let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
-    generate(&mut out, size, seed, deltas_only)?;
+    match agent.as_str() {
+        "claude" => generate_claude(&mut out, size, seed)?,
+        _ => generate(&mut out, size, seed, deltas_only)?,
+    }
     out.flush()
 }
 
@@ -460,4 +610,21 @@ pub fn generate<W: Write>(out: W, size: u64, seed: u64, deltas_only: bool) -> io
         }
         Ok(())
     }
+}
+
+/// Writes about `size` bytes of Claude Code runs with partial messages to `out`.
+pub fn generate_claude<W: Write>(out: W, size: u64, seed: u64) -> io::Result<()> {
+    let mut g = Gen {
+        rng: Rng(seed),
+        out,
+        written: 0,
+        ts: 1_790_000_000_000,
+        session: String::new(),
+    };
+    let mut n = 0;
+    while g.written < size {
+        g.claude_session(n)?;
+        n += 1;
+    }
+    Ok(())
 }

@@ -25,18 +25,33 @@ fn run(args: &[&str], file: &Path, reference: bool) -> Output {
     cmd.output().unwrap()
 }
 
-/// A generated log, then every fixture (odd shapes, bad lines) appended.
+/// The `.ndjson` files under `dir` and its folders, but `fuzz/`: the fuzzer's finds are
+/// lines broken in the middle after a valid start, which the fast peek takes as an event
+/// (then reported unreadable) and the plain parser as not JSON, by design.
+fn ndjson_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() && path.ends_with("fuzz") {
+            continue;
+        } else if path.is_dir() {
+            ndjson_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "ndjson") {
+            out.push(path);
+        }
+    }
+}
+
+/// A generated log of Cursor runs and one of Claude runs, then every fixture of every
+/// agent (odd shapes, bad lines) appended: the dialects switch run by run.
 fn corpus(dir: &Path) -> std::path::PathBuf {
     let path = dir.join("corpus.ndjson");
     let mut out = BufWriter::new(File::create(&path).unwrap());
     generate::generate(&mut out, 3 << 20, 7, false).unwrap();
     generate::generate(&mut out, 256 << 10, 8, true).unwrap();
+    generate::generate_claude(&mut out, 2 << 20, 9).unwrap();
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let mut names: Vec<_> = std::fs::read_dir(&fixtures)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ndjson"))
-        .collect();
+    let mut names = Vec::new();
+    ndjson_files(&fixtures, &mut names);
     names.sort();
     for name in names {
         let mut bytes = std::fs::read(name).unwrap();
@@ -63,7 +78,8 @@ fn every_view_gives_the_same_output_with_and_without_the_shortcuts() {
         &["tools", "--failed", "--tool", "shell,read"],
         &["progress", "--thinking"],
         &["events", "--type", "tool_call", "--subtype", "completed"],
-        &["events", "--tool", "shell,edit"],
+        &["events", "--tool", "shell,edit,Bash,command_execution"],
+        &["events", "--type", "stream_event,item.completed,message"],
         &["events", "-c", "-v", "--type", "assistant"],
         &[
             "get",

@@ -19,8 +19,12 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use serde_json::value::RawValue;
 
 use crate::agent::event::Effect;
-use crate::input::json::{AppendText, EachElement, KeyIn, MaybeStr, OptStr};
+use crate::input::json::{
+    AppendStr, AppendText, EachElement, KeyIn, MaybeStr, OptStr, append_escaped, is_string_text,
+    plain_value, string_body,
+};
 use crate::input::lenient::{Flag, Num};
+use crate::input::peek::fast_paths;
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -155,10 +159,85 @@ pub(super) fn read_stream_event<'a>(
     line: &'a [u8],
     text: &mut Vec<u8>,
 ) -> Result<StreamEvent<'a>, serde_json::Error> {
+    let start = text.len();
+    if let Some(ev) = fast_paths().then(|| fast_delta(line, text)).flatten() {
+        return Ok(ev);
+    }
+    text.truncate(start);
     let mut de = serde_json::Deserializer::from_slice(line);
     let ev = de.deserialize_map(StreamSeed { text })?;
     de.end()?;
     Ok(ev)
+}
+
+/// The layout of every text and thinking delta Claude Code writes, up to the text:
+const DELTA_PREFIX: &[u8] =
+    br#"{"type":"stream_event","event":{"type":"content_block_delta","index":"#;
+
+/// Reads a text or thinking delta laid out exactly as Claude Code writes it, without a
+/// parser; gives up (`None`) on any other line:
+///
+/// ```text
+/// {"type":"stream_event","event":{"type":"content_block_delta","index":<digits>,
+///  "delta":{"type":"text_delta","text":"<text>"}},"<key>":"<plain>"|null,…}
+/// ```
+///
+/// Every key and value after the event must be a plain string (no escape) or `null`, and
+/// is checked as a JSON string would be; the text is decoded as serde_json decodes it. So
+/// it agrees with the parser on every line it takes.
+fn fast_delta(line: &[u8], text: &mut Vec<u8>) -> Option<StreamEvent<'static>> {
+    let rest = line.strip_prefix(DELTA_PREFIX)?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    let rest = rest[digits..].strip_prefix(br#","delta":{"type":""#)?;
+    let (delta, rest) = if let Some(r) = rest.strip_prefix(br#"text_delta","text":""#) {
+        (DeltaKind::Text, r)
+    } else {
+        let r = rest.strip_prefix(br#"thinking_delta","thinking":""#)?;
+        (DeltaKind::Thinking, r)
+    };
+    let (body, escaped, after_body) = string_body(rest)?;
+    // The string token, quotes included.
+    let token_start = line.len() - after_body.len() - body.len() - 2;
+    let token = &line[token_start..line.len() - after_body.len()];
+    let mut rest = after_body.strip_prefix(b"}}")?;
+    let mut top_level = true;
+    loop {
+        if rest == b"}" {
+            break;
+        }
+        let (key, after) = plain_value(rest.strip_prefix(b",\"")?)?;
+        let after = after.strip_prefix(b":")?;
+        let (is_null, after) = match after.strip_prefix(b"null") {
+            Some(after) => (true, after),
+            None => (false, plain_value(after.strip_prefix(b"\"")?)?.1),
+        };
+        match key {
+            b"parent_tool_use_id" => top_level = is_null,
+            b"event" => return None,
+            _ => {}
+        }
+        rest = after;
+    }
+    if !escaped {
+        if !is_string_text(body) {
+            return None;
+        }
+        text.extend_from_slice(body);
+    } else if append_escaped(body, text).is_none() {
+        // `\u` escapes: serde_json decodes the token.
+        let mut de = serde_json::Deserializer::from_slice(token);
+        AppendStr { text }.deserialize(&mut de).ok()?;
+    }
+    Some(StreamEvent {
+        kind: StreamKind::BlockDelta,
+        top_level,
+        message_id: None,
+        block: BlockKind::Other,
+        delta,
+    })
 }
 
 struct StreamSeed<'t> {
@@ -595,6 +674,39 @@ mod tests {
         .unwrap();
         assert_eq!(ev.kind, StreamKind::MessageStart);
         assert_eq!(ev.message_id.as_deref(), Some("msg_1"));
+    }
+
+    #[test]
+    fn the_delta_fast_path_agrees_with_the_parser() {
+        let lines = [
+            r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"plain"}},"session_id":"s","parent_tool_use_id":null,"uuid":"u"}"#,
+            r#"{"type":"stream_event","event":{"type":"content_block_delta","index":12,"delta":{"type":"text_delta","text":"esc \"q\" \n \u00e9 \ud83c\udf89 \\"}},"session_id":"s","parent_tool_use_id":null,"uuid":"u","api_message_id":"m"}"#,
+            r#"{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","thinking":"hmm"}},"session_id":"s","parent_tool_use_id":"toolu_1","uuid":"u"}"#,
+            r#"{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":""}}}"#,
+            r#"{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"ünïcødé — 日本"}},"uuid":"u","parent_tool_use_id":null}"#,
+        ];
+        for line in lines {
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            let f = fast_delta(line.as_bytes(), &mut fast).expect(line);
+            let mut de = serde_json::Deserializer::from_slice(line.as_bytes());
+            let s = de.deserialize_map(StreamSeed { text: &mut slow }).unwrap();
+            assert_eq!(
+                (f.kind, f.delta, f.top_level, &fast),
+                (s.kind, s.delta, s.top_level, &slow),
+                "{line}"
+            );
+        }
+        for line in [
+            &br#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}},"ttft_ms":12}"#[..],
+            br#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}},"uuid":"\u0075"}"#,
+            b"{\"type\":\"stream_event\",\"event\":{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"raw\ttab\"}}}",
+            b"{\"type\":\"stream_event\",\"event\":{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"bad \xff\"}}}",
+            br#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}},"event":{}}"#,
+            br#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"cut"#,
+            br#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","x":1}}}"#,
+        ] {
+            assert!(fast_delta(line, &mut Vec::new()).is_none(), "{}", String::from_utf8_lossy(line));
+        }
     }
 
     #[test]
