@@ -295,6 +295,15 @@ fn switches_agent(
     class: crate::agent::Class,
     run_open: bool,
 ) -> bool {
+    if class.known
+        && run_open
+        && !matches!(
+            head.name,
+            NameId::SYSTEM | NameId::INIT | NameId::THREAD_STARTED | NameId::SESSION_CREATED
+        )
+    {
+        return false;
+    }
     let starts_run = match head.name {
         NameId::SYSTEM => {
             matches!(&head.subtype, Subtype::Known(Some(s)) if s == "init")
@@ -343,9 +352,12 @@ pub(crate) struct Engine<V> {
     wants: Wants,
     raw_types: TypeSet,
     reports_runs: bool,
-    /// The answer streamed in this run, and since its last segment boundary.
+    /// The streamed answer the run's final answer is compared with (all of it, or since
+    /// its last segment boundary, by agent), when the view wants text.
     answer: Digest,
-    segment: Digest,
+    scope: Option<Scope>,
+    /// Answer text came in this run.
+    streamed: bool,
     terminal: Option<Arc<AtomicBool>>,
 }
 
@@ -360,7 +372,8 @@ impl<V: View> Engine<V> {
             runs: Runs::default(),
             calls: Calls::default(),
             answer: Digest::default(),
-            segment: Digest::default(),
+            scope: None,
+            streamed: false,
             terminal: None,
         }
     }
@@ -421,7 +434,8 @@ impl<V: View> Sink for Engine<V> {
         self.ctx.run = info;
         self.ctx.run_events = 1;
         self.answer.clear();
-        self.segment.clear();
+        self.streamed = false;
+        self.scope = answer_scope(self.ctx.run.agent).filter(|_| self.wants.has(Wants::TEXT));
         self.view.run_start(&mut self.ctx)
     }
 
@@ -442,10 +456,12 @@ impl<V: View> Sink for Engine<V> {
         match ev {
             Event::Text([]) => return Ok(()),
             Event::Text(text) => {
-                self.answer.add(text);
-                self.segment.add(text);
+                self.streamed = true;
+                if self.scope.is_some() {
+                    self.answer.add(text);
+                }
             }
-            Event::Segment => self.segment.clear(),
+            Event::Segment if self.scope == Some(Scope::LastSegment) => self.answer.clear(),
             _ => {}
         }
         self.view.event(&ev, &mut self.ctx)
@@ -531,22 +547,13 @@ impl<V: View> Sink for Engine<V> {
         }
         end.answer = match end.final_text {
             _ if !self.wants.has(Wants::TEXT) => AnswerCheck::Unchecked,
-            Some(_) if self.answer.len == 0 => AnswerCheck::NothingStreamed,
-            Some(expected) => {
-                let rebuilt = match answer_scope(self.ctx.run.agent) {
-                    Some(Scope::Whole) => &self.answer,
-                    Some(Scope::LastSegment) => &self.segment,
-                    None => return self.finish_run(end),
-                };
-                if rebuilt.matches(expected) {
-                    AnswerCheck::Matches
-                } else {
-                    AnswerCheck::Differs {
-                        rebuilt: rebuilt.len,
-                        expected: expected.len() as u64,
-                    }
-                }
-            }
+            Some(_) if !self.streamed => AnswerCheck::NothingStreamed,
+            Some(_) if self.scope.is_none() => AnswerCheck::Unchecked,
+            Some(expected) if self.answer.matches(expected) => AnswerCheck::Matches,
+            Some(expected) => AnswerCheck::Differs {
+                rebuilt: self.answer.len,
+                expected: expected.len() as u64,
+            },
             None => AnswerCheck::Unchecked,
         };
         self.finish_run(end)
@@ -576,6 +583,7 @@ impl<V: View> Engine<V> {
 }
 
 /// Which of the streamed answer the agent's final answer is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Scope {
     /// All of it (Cursor's `result` joins every segment).
     Whole,

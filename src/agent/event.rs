@@ -89,8 +89,11 @@ impl Wants {
     pub const NONE: Wants = Wants(0);
     /// [`Event::Text`] and [`Event::Segment`]; also the check of the rebuilt answer.
     pub const TEXT: Wants = Wants(1);
-    /// [`Event::Thinking`].
+    /// [`Event::Thinking`]: at least where phases start and end (`stats` counts them).
     pub const THINKING: Wants = Wants(1 << 1);
+    /// The reasoning's text in [`Event::Thinking`] too (a dialect may leave it out
+    /// otherwise, when reading it costs a parse).
+    pub const THINKING_TEXT: Wants = Wants(1 << 7);
     /// [`Event::ToolStarted`] and [`Event::ToolEnded`].
     pub const TOOLS: Wants = Wants(1 << 2);
     /// Tool calls' arguments and results as the agent wrote them (`tools --json`).

@@ -343,17 +343,29 @@ fn fast_peek(line: &[u8]) -> Option<Head> {
     if line.last() != Some(&b'}') {
         return None;
     }
-    let (value, rest) = plain_bytes(rest)?;
-    let (name, type_name) = type_name_of(value)?;
+    let (name, type_name, rest) = match prefix_name(rest, NAMES) {
+        Some((i, rest)) => (NameId(i as u8), Cow::Borrowed(NAMES[i]), rest),
+        None => {
+            let (value, rest) = plain_bytes(rest)?;
+            let (name, type_name) = type_name_of(value)?;
+            (name, type_name, rest)
+        }
+    };
     let subtype = match rest.first()? {
         b'}' => Subtype::Known(None),
         b',' => match rest.strip_prefix(SUBTYPE_KEY) {
             Some(after) => {
-                let (sub, after) = plain_bytes(after)?;
+                let (sub, after) = match prefix_name(after, SUBTYPE_NAMES) {
+                    Some((i, after)) => (Cow::Borrowed(SUBTYPE_NAMES[i]), after),
+                    None => {
+                        let (sub, after) = plain_bytes(after)?;
+                        (known(sub, SUBTYPE_NAMES)?, after)
+                    }
+                };
                 if !matches!(after.first(), Some(b',' | b'}')) {
                     return None;
                 }
-                Subtype::Known(Some(known(sub, SUBTYPE_NAMES)?))
+                Subtype::Known(Some(sub))
             }
             None => Subtype::NotPeeked,
         },
@@ -365,6 +377,18 @@ fn fast_peek(line: &[u8]) -> Option<Head> {
         subtype,
         start: 0,
     })
+}
+
+/// One of `names` followed by its closing quote at the start of `s`: its index, and what
+/// follows the quote. Comparing the few known names costs less than finding the quote.
+fn prefix_name<'a>(s: &'a [u8], names: &[&'static str]) -> Option<(usize, &'a [u8])> {
+    names
+        .iter()
+        .position(|name| {
+            let n = name.as_bytes();
+            s.get(n.len()) == Some(&b'"') && s[..n.len()] == *n
+        })
+        .map(|i| (i, &s[names[i].len() + 1..]))
 }
 
 /// A type name's id and text: static for the known names (found by comparison, which costs

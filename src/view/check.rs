@@ -140,7 +140,12 @@ fn quoted(id: Option<&str>) -> String {
 
 impl View for CheckView {
     fn wants(&self) -> Wants {
-        Wants::TEXT | Wants::THINKING | Wants::TOOLS | Wants::NOTICES | Wants::FINAL
+        Wants::TEXT
+            | Wants::THINKING
+            | Wants::THINKING_TEXT
+            | Wants::TOOLS
+            | Wants::NOTICES
+            | Wants::FINAL
     }
 
     fn raw_types(&self) -> TypeSet {

@@ -163,7 +163,7 @@ impl View for ProgressView {
     fn wants(&self) -> Wants {
         let wants = Wants::TEXT | Wants::TOOLS | Wants::TOOL_DETAILS | Wants::NOTICES;
         if self.opts.thinking {
-            wants | Wants::THINKING
+            wants | Wants::THINKING | Wants::THINKING_TEXT
         } else {
             wants
         }

@@ -131,7 +131,7 @@ impl TextView {
 impl View for TextView {
     fn wants(&self) -> Wants {
         if self.opts.thinking {
-            Wants::TEXT | Wants::THINKING
+            Wants::TEXT | Wants::THINKING | Wants::THINKING_TEXT
         } else {
             Wants::TEXT
         }

@@ -77,6 +77,16 @@ impl Cursor {
                 }
             }
             NameId::THINKING if wants.has(Wants::THINKING) => {
+                // Where a phase starts and ends is in the peeked subtype, when it was
+                // right after `type`; the text needs the line read.
+                if !wants.has(Wants::THINKING_TEXT)
+                    && let Subtype::Known(sub) = &head.subtype
+                {
+                    return sink.event(Event::Thinking {
+                        text: b"",
+                        done: sub.as_deref() == Some("completed"),
+                    });
+                }
                 self.thinking.clear();
                 match wire::read_thinking(line.bytes, &mut self.thinking) {
                     Ok(phase) => sink.event(Event::Thinking {
@@ -272,11 +282,12 @@ fn read_and_emit<'a, P: Kept<'a>, S: Sink>(
             let status = result.map_or_else(ToolStatus::unknown, |r| {
                 ToolStatus::new(Cow::Borrowed(&*r.status), class_of(&r.status))
             });
-            let effect = match result.and_then(|r| r.payload.summary()) {
-                Some(summary) if wants.has(Wants::TOOL_DETAILS) => {
-                    effect(&summary, kind, status.class == StatusClass::Ok)
-                }
-                _ => Effect::default(),
+            let summary = result
+                .filter(|_| wants.has(Wants::TOOL_DETAILS))
+                .and_then(|r| r.payload.summary());
+            let effect = match summary {
+                Some(summary) => effect(&summary, kind, status.class == StatusClass::Ok),
+                None => Effect::default(),
             };
             sink.tool_ended(ToolOutcome {
                 call,
