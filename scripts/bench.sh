@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Benchmarks cursor-stream against jq (and jaq when installed) on a generated log, with
-# `wc -l` as the floor, and prints a table of MB/s and ratios; then peak memory and the
-# latency of a delta through `text`.
+# Benchmarks cursor-stream against jq (and jaq when installed) on generated logs — Cursor
+# runs, and Claude Code runs with partial messages — with `wc -l` as the floor, and prints
+# a table of MB/s and ratios; then peak memory and the latency of a delta through `text`.
 #
-#   scripts/bench.sh                 # 1 GiB log, in /tmp/cursor-stream-bench
+#   scripts/bench.sh                 # 1 GiB logs, in /tmp/cursor-stream-bench
 #   SIZE=100M RUNS=3 scripts/bench.sh
+#   BASELINE=/path/to/older/cursor-stream scripts/bench.sh   # and an older build, same run
 #
 # Needs hyperfine, jq and python3 (hyperfine and jq are installed with apt-get if missing).
 set -euo pipefail
@@ -25,11 +26,14 @@ done
 
 cargo build --release --quiet --bin cursor-stream --example generate
 BIN=$PWD/target/release/cursor-stream
+BASELINE=${BASELINE:-}
 LOG=$DIR/log-$SIZE.ndjson
 DELTAS=$DIR/deltas-$SIZE.ndjson
+CLAUDE=$DIR/claude-$SIZE.ndjson
 [ -s "$LOG" ] || target/release/examples/generate --size "$SIZE" >"$LOG"
 [ -s "$DELTAS" ] || target/release/examples/generate --size "$SIZE" --deltas-only >"$DELTAS"
-cat "$LOG" "$DELTAS" >/dev/null # into the page cache
+[ -s "$CLAUDE" ] || target/release/examples/generate --size "$SIZE" --agent claude >"$CLAUDE"
+cat "$LOG" "$DELTAS" "$CLAUDE" >/dev/null # into the page cache
 
 JAQ=$(command -v jaq || true)
 RESULTS=$DIR/results
@@ -43,6 +47,8 @@ JOBS=(
   "tools --json|$LOG|tools --json|-c 'select(.type==\"tool_call\" and .subtype==\"completed\") | .call_id as \$id | .tool_call | to_entries[] | select(.key | endswith(\"ToolCall\")) | {call_id: \$id, tool: .key, status: (.value.result | keys_unsorted[0]), args: .value.args, result: (.value.result | to_entries[0].value)}'"
   "stats|$LOG|stats|-n 'reduce inputs as \$e ({}; .[\$e.type + \"/\" + (\$e.subtype // \"\")] += 1)'"
   "text, deltas only|$DELTAS|text|-rj 'select(.type==\"assistant\") | .message.content[]?.text // empty'"
+  "text, Claude partial messages|$CLAUDE|text|-rj 'select(.type==\"stream_event\" and .parent_tool_use_id==null and .event.type==\"content_block_delta\" and .event.delta.type==\"text_delta\") | .event.delta.text'"
+  "result, Claude|$CLAUDE|result|-r 'select(.type==\"result\") | .result'"
 )
 
 i=0
@@ -52,6 +58,10 @@ for job in "${JOBS[@]}"; do
   echo "== $name" >&2
   hyperfine -N -i --warmup 1 --runs "$RUNS" --output=null \
     --export-json "$RESULTS/$i-ours.json" "$BIN $args $file" >/dev/null
+  if [ -n "$BASELINE" ] && [ "$file" != "$CLAUDE" ]; then
+    hyperfine -N -i --warmup 1 --runs "$RUNS" --output=null \
+      --export-json "$RESULTS/$i-base.json" "$BASELINE $args $file" >/dev/null
+  fi
   hyperfine -i --runs "$JQ_RUNS" --output=null \
     --export-json "$RESULTS/$i-jq.json" "jq $program $file" >/dev/null
   if [ -n "$JAQ" ]; then
@@ -73,6 +83,8 @@ for args in "text" "result" "events --type tool_call" "tools --json" "stats" "ch
   /usr/bin/time -f "%M" -o "$RESULTS/mem.tmp" "$BIN" $args "$LOG" >/dev/null 2>&1 || true
   printf '%s|%s\n' "$args" "$(tail -n 1 "$RESULTS/mem.tmp")" >>"$RESULTS/memory"
 done
+/usr/bin/time -f "%M" -o "$RESULTS/mem.tmp" "$BIN" text "$CLAUDE" >/dev/null 2>&1 || true
+printf '%s|%s\n' "text (Claude)" "$(tail -n 1 "$RESULTS/mem.tmp")" >>"$RESULTS/memory"
 
 echo "== live latency" >&2
 python3 - "$BIN" >"$RESULTS/latency" <<'PY'
@@ -103,7 +115,8 @@ def mbs(nbytes, secs):
     return nbytes / secs / 1e6
 wc = mean(os.path.join(results, "wc.json"))
 have_jaq = bool(glob.glob(os.path.join(results, "*-jaq.json")))
-head = "| job | cursor-stream | jq | × jq |" + (" jaq | × jaq |" if have_jaq else "") + " vs `wc -l` |"
+have_base = bool(glob.glob(os.path.join(results, "*-base.json")))
+head = "| job | cursor-stream | jq | × jq |" + (" jaq | × jaq |" if have_jaq else "") + " vs `wc -l` |" + (" baseline build |" if have_base else "")
 print(head)
 print("|" + "---|" * (head.count("|") - 1))
 i = 1
@@ -117,13 +130,17 @@ while os.path.exists(os.path.join(results, f"{i}-job")):
         jaq = mean(os.path.join(results, f"{i}-jaq.json"))
         row += f" {jaq:.1f} s | {jaq / ours:.0f}× |"
     row += f" {wc / ours:.2f} |"
+    base = os.path.join(results, f"{i}-base.json")
+    if have_base and os.path.exists(base):
+        row += f" {mean(base):.2f} s |"
     print(row)
     i += 1
 log = glob.glob(os.path.join(results, "..", f"log-{size}.ndjson"))[0]
 n = os.path.getsize(log)
 pipe = mean(os.path.join(results, "pipe.json"))
-print(f"| `cat log \\| text` (pipe) | {pipe:.2f} s, {mbs(n, pipe):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + f"{wc / pipe:.2f} |")
-print(f"| `wc -l` (floor) | {wc:.2f} s, {mbs(n, wc):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + "1.00 |")
+tail = " |" if have_base else ""
+print(f"| `cat log \\| text` (pipe) | {pipe:.2f} s, {mbs(n, pipe):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + f"{wc / pipe:.2f} |" + tail)
+print(f"| `wc -l` (floor) | {wc:.2f} s, {mbs(n, wc):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + "1.00 |" + tail)
 print()
 print("Peak memory (max RSS): " + ", ".join(
     f"`{a}` {int(kb) / 1024:.1f} MiB" for a, kb in (l.strip().split("|") for l in open(os.path.join(results, "memory")))))
