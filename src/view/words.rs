@@ -82,15 +82,20 @@ pub fn target(target: Option<&str>, cwd: Option<&str>) -> String {
 
 /// How the call went, in a few words (`exit 0`, `120 lines`, `+12 −3`, the error).
 pub fn brief(kind: ToolKind, class: StatusClass, effect: &Effect) -> String {
+    // The first line of an error says what it is (`Exit code 101`); the rest is output.
     let error = || {
         effect
             .error
             .as_deref()
+            .and_then(|e| e.lines().map(str::trim).find(|l| !l.is_empty()))
             .map(|e| one_line(e, TARGET_CHARS))
             .unwrap_or_default()
     };
     if class != StatusClass::Ok {
-        return error();
+        return match (error(), effect.exit_code) {
+            (e, Some(code)) if e.is_empty() => format!("exit {code}"),
+            (e, _) => e,
+        };
     }
     let s = match kind {
         ToolKind::Shell => effect.exit_code.map(|c| match &effect.signal {
