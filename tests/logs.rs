@@ -445,3 +445,85 @@ fn stats_counts_thinking_phases_whatever_the_key_order() {
         assert_eq!(rows[0]["thinking_phases"], 2, "reference path: {reference}");
     }
 }
+
+fn agent_fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents")
+        .join(path)
+}
+
+/// `events` and `get` know no format: `--type` is the agent's own name; `--tool` asks the
+/// run's dialect which lines start or end a call of the tool (Claude's `tool_result` lines
+/// name no tool: the dialect paired them with their `tool_use`).
+#[test]
+fn events_and_get_take_every_agents_own_names() {
+    let codex = agent_fixture("codex/multi-message.ndjson");
+    let (code, ours, _) = output(&["events", "--type", "item.completed"], &codex);
+    assert_eq!(code, 0);
+    if let Some((_, theirs)) = jq(&["-c", r#"select(.type=="item.completed")"#], &codex) {
+        assert_eq!(values(&ours), values(&theirs));
+    }
+    let (_, texts, _) = output(
+        &[
+            "get",
+            "-r",
+            ".item.text",
+            "--type",
+            "item.completed",
+            "--tool",
+            "command_execution",
+            "-v",
+        ],
+        &codex,
+    );
+    assert!(!texts.is_empty());
+
+    let claude = agent_fixture("claude/parallel-out-of-order.ndjson");
+    let (code, ours, _) = output(&["events", "--tool", "bash"], &claude);
+    assert_eq!(code, 0);
+    let expected: Vec<Value> = std::fs::read_to_string(&claude)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| {
+            let blocks = v["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let bash_ids: Vec<String> = std::fs::read_to_string(&claude)
+                .unwrap()
+                .lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .flat_map(|v| {
+                    v["message"]["content"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default()
+                })
+                .filter(|b| b["type"] == "tool_use" && b["name"] == "Bash")
+                .map(|b| b["id"].as_str().unwrap().to_string())
+                .collect();
+            blocks.iter().any(|b| {
+                (b["type"] == "tool_use" && b["name"] == "Bash")
+                    || (b["type"] == "tool_result"
+                        && bash_ids.iter().any(|id| b["tool_use_id"] == id.as_str()))
+            })
+        })
+        .collect();
+    assert!(!expected.is_empty(), "the fixture has Bash calls");
+    assert_eq!(values(&ours), expected);
+
+    // Gemini puts its session id on `init` only: the run's id selects its other lines.
+    let gemini = agent_fixture("gemini/tool-use-deltas.ndjson");
+    let count = |session: &str| {
+        let (_, out, _) = output(
+            &["events", "-c", "--type", "message", "--session", session],
+            &gemini,
+        );
+        String::from_utf8(out).unwrap()
+    };
+    let (_, all, _) = output(&["events", "-c", "--type", "message"], &gemini);
+    assert_ne!(String::from_utf8(all.clone()).unwrap(), "0\n");
+    assert_eq!(count("f3dc9edc"), String::from_utf8(all).unwrap());
+    assert_eq!(count("0000"), "0\n");
+}

@@ -294,3 +294,61 @@ fn completions_and_man_page_come_from_the_definitions() {
         "{page}"
     );
 }
+
+/// Every agent's terminal event starts the grace: Claude's and Qwen's `result`, Codex's
+/// `turn.completed`, Gemini's `result`, OpenCode's final `step_finish`.
+#[test]
+fn every_agent_that_lingers_after_its_terminal_event_is_stopped_after_the_grace() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    for name in ["claude", "qwen", "codex", "gemini", "opencode"] {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pids");
+        let stream = examples.join(format!("{name}.ndjson"));
+        let ran = run(
+            &["--grace", "1s", "--view", "result"],
+            &[&agent("hangs-after-result.sh"), &stream, &pidfile],
+        );
+        assert_eq!(ran.code, Some(0), "{name}: {}", ran.stderr);
+        assert!(
+            ran.took >= Duration::from_secs(1) && ran.took < Duration::from_millis(2500),
+            "{name}: took {:?}",
+            ran.took
+        );
+        assert!(!ran.stdout.is_empty(), "{name}: no final answer");
+        assert!(
+            ran.stderr
+                .contains("still running after its result: stopped"),
+            "{name}: {}",
+            ran.stderr
+        );
+        assert_all_gone(&pids(&pidfile));
+    }
+}
+
+/// OpenCode has no terminal event: a step that ends with `stop` counts as one, and a step
+/// that starts after it takes it back (the agent is then stopped by the idle timeout, not
+/// by the grace).
+#[test]
+fn an_opencode_step_after_stop_takes_the_end_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let stream = dir.path().join("resumed.ndjson");
+    let session = r#""sessionID":"ses_1""#;
+    std::fs::write(
+        &stream,
+        format!(
+            "{}\n{}\n{}\n",
+            format_args!(r#"{{"type":"step_start","timestamp":1,{session},"part":{{"type":"step-start"}}}}"#),
+            format_args!(r#"{{"type":"step_finish","timestamp":2,{session},"part":{{"type":"step-finish","reason":"stop"}}}}"#),
+            format_args!(r#"{{"type":"step_start","timestamp":3,{session},"part":{{"type":"step-start"}}}}"#),
+        ),
+    )
+    .unwrap();
+    let pidfile = dir.path().join("pids");
+    let ran = run(
+        &["--grace", "1s", "--idle-timeout", "2s", "--view", "result"],
+        &[&agent("hangs-after-result.sh"), &stream, &pidfile],
+    );
+    assert_eq!(ran.code, Some(124), "{}", ran.stderr);
+    assert!(ran.took >= Duration::from_secs(2), "took {:?}", ran.took);
+    assert_all_gone(&pids(&pidfile));
+}
