@@ -53,6 +53,35 @@ fn cases() -> Vec<Case> {
     cases
 }
 
+/// The recordings of the real CLIs (`scripts/record/`): `<agent>/<version>/<scenario>.stdout`
+/// with the same `.expect.json`, written from what each scenario scripted.
+fn recorded() -> Vec<Case> {
+    let dir = root().join("tests/fixtures/recorded");
+    let mut cases = Vec::new();
+    let Ok(agents) = std::fs::read_dir(&dir) else {
+        return cases;
+    };
+    for agent in agents {
+        for version in std::fs::read_dir(agent.unwrap().path()).unwrap() {
+            for entry in std::fs::read_dir(version.unwrap().path()).unwrap() {
+                let path = entry.unwrap().path();
+                let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+                    continue;
+                };
+                let Some(stem) = name.strip_suffix(".expect.json") else {
+                    continue;
+                };
+                let stream = path.with_file_name(format!("{stem}.stdout"));
+                let expect =
+                    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                cases.push(Case { stream, expect });
+            }
+        }
+    }
+    cases.sort_by(|a, b| a.stream.cmp(&b.stream));
+    cases
+}
+
 fn run(case: &Case, args: &[&str]) -> (i32, String, String) {
     let mut cmd = Command::new(BIN);
     cmd.args(args);
@@ -241,6 +270,29 @@ pub fn check_case(case: &Case) -> Vec<String> {
         ));
     }
     problems
+}
+
+#[test]
+fn every_recording_of_the_real_clis_reads_as_its_scenario_scripted() {
+    let cases = recorded();
+    if cases.is_empty() {
+        eprintln!("skipped: no recordings in tests/fixtures/recorded");
+        return;
+    }
+    let mut failures = Vec::new();
+    for case in &cases {
+        let problems = check_case(case);
+        if !problems.is_empty() {
+            failures.push(format!("{}:\n{}", name(case), problems.join("\n")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} recording(s) wrong:\n\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
+    );
 }
 
 #[test]

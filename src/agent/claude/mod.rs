@@ -366,10 +366,14 @@ impl Claude {
         let mut call = ToolCall::new("unknown", ToolKind::Other);
         call.parent = msg.parent_tool_use_id.0.clone();
         let is_error = block.is_error.0 == Some(true);
+        let error_text = block
+            .content
+            .filter(|_| is_error)
+            .and_then(wire::first_text);
         let rejected = is_error
-            && id.as_deref().is_some_and(|id| {
+            && (id.as_deref().is_some_and(|id| {
                 self.denied.contains(id) || wire::never_ran(msg.tool_result_meta, id)
-            });
+            }) || error_text.as_deref().is_some_and(is_denial));
         let status = if rejected {
             ToolStatus::new("rejected", StatusClass::Rejected)
         } else if is_error {
@@ -378,7 +382,7 @@ impl Claude {
             ToolStatus::success()
         };
         let effect = if wants.has(Wants::TOOL_DETAILS) {
-            effect(block.content, msg.tool_use_result, is_error)
+            effect(error_text, msg.tool_use_result, is_error)
         } else {
             Effect::default()
         };
@@ -472,10 +476,16 @@ fn unstreamed<'t>(streamed: &mut Digest, text: &'t [u8]) -> &'t [u8] {
     new
 }
 
-/// What a tool call did, from its `tool_result` content and the `tool_use_result` beside.
-fn effect(content: Option<&RawValue>, structured: Option<&RawValue>, is_error: bool) -> Effect {
+/// The text a permission refusal leaves as the tool's result, when no event said so
+/// (Claude without `system/permission_denied`, Qwen).
+fn is_denial(error: &str) -> bool {
+    error.starts_with("Claude requested permissions to")
+        || error.starts_with("Qwen Code requires permission to")
+}
+
+/// What a tool call did, from its error text and the `tool_use_result` beside.
+fn effect(error: Option<String>, structured: Option<&RawValue>, is_error: bool) -> Effect {
     if is_error {
-        let error = content.and_then(wire::first_text);
         let exit_code = error.as_deref().and_then(|e| {
             e.strip_prefix("Exit code ")?
                 .split(|c: char| !c.is_ascii_digit())
