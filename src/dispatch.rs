@@ -245,18 +245,9 @@ impl<V: View> Dispatcher<V> {
             );
         }
         let mut class = dialect.classify(head.name);
-        if switches_agent(dialect, head, &raw, class, engine.runs.is_open()) {
-            let agent = detect::sniff(head, raw.bytes).expect("switches_agent sniffed it");
+        if let Some(agent) = other_agent(dialect, head, &raw, class, engine.runs.is_open()) {
             dialect.finish(engine)?;
-            let Slot::Ready {
-                dialect: d,
-                interest: i,
-            } = ready(agent, engine.wants)
-            else {
-                unreachable!()
-            };
-            *dialect = d;
-            *interest = i;
+            (*dialect, *interest) = dialect_for(agent, engine.wants);
             class = dialect.classify(head.name);
         }
         engine.ctx.run_events += u64::from(engine.runs.is_open());
@@ -279,31 +270,26 @@ impl<V: View> Dispatcher<V> {
 }
 
 /// A dialect for `agent`, with what it should decode for the view.
-fn ready(agent: Agent, wants: Wants) -> Slot {
+fn dialect_for(agent: Agent, wants: Wants) -> (AnyDialect, TypeSet) {
     let dialect = AnyDialect::new(agent);
     let interest = dialect.interest(wants);
+    (dialect, interest)
+}
+
+fn ready(agent: Agent, wants: Wants) -> Slot {
+    let (dialect, interest) = dialect_for(agent, wants);
     Slot::Ready { dialect, interest }
 }
 
-/// Whether the line belongs to another agent than the current dialect's: a type the
-/// dialect does not know, or a line where a run starts (or between runs), that only
-/// another agent writes.
-fn switches_agent(
+/// The agent the line belongs to, when it is not the current dialect's: only a line of a
+/// type the dialect does not know, or one where a run starts (or between runs), can tell.
+fn other_agent(
     dialect: &AnyDialect,
     head: &Head,
     line: &RawLine<'_>,
     class: crate::agent::Class,
     run_open: bool,
-) -> bool {
-    if class.known
-        && run_open
-        && !matches!(
-            head.name,
-            NameId::SYSTEM | NameId::INIT | NameId::THREAD_STARTED | NameId::SESSION_CREATED
-        )
-    {
-        return false;
-    }
+) -> Option<Agent> {
     let starts_run = match head.name {
         NameId::SYSTEM => {
             matches!(&head.subtype, Subtype::Known(Some(s)) if s == "init")
@@ -313,9 +299,9 @@ fn switches_agent(
         _ => false,
     };
     if class.known && run_open && !starts_run {
-        return false;
+        return None;
     }
-    detect::sniff(head, line.bytes).is_some_and(|agent| !same_dialect(agent, dialect.agent()))
+    detect::sniff(head, line.bytes).filter(|&agent| !same_dialect(agent, dialect.agent()))
 }
 
 /// Qwen is read by Claude's dialect.

@@ -60,7 +60,6 @@ pub(crate) struct Gemini {
     answered: bool,
     /// The text since the last tool round, for the final answer (with [`Wants::FINAL`]).
     last_segment: Vec<u8>,
-    scratch: String,
 }
 
 #[derive(Deserialize)]
@@ -252,12 +251,9 @@ impl Gemini {
                     Some("error") => NoticeKind::Error,
                     _ => NoticeKind::Warning,
                 };
-                self.scratch.clear();
-                self.scratch
-                    .push_str(ev.message.as_deref().unwrap_or("error"));
                 sink.event(Event::Notice(&Notice {
                     kind,
-                    text: Cow::Borrowed(&self.scratch),
+                    text: Cow::Borrowed(ev.message.as_deref().unwrap_or("error")),
                 }))
             }
             NameId::RESULT => {
