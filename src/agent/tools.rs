@@ -8,7 +8,9 @@ use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::event::ToolKind;
+use std::borrow::Cow;
+
+use super::event::{ToolCall, ToolKind, Wants};
 use crate::input::lenient::{Count, Text};
 
 /// The kind of a tool from its name, for agents whose tools are named by the model's
@@ -89,6 +91,31 @@ pub(crate) fn kind_of(name: &str) -> ToolKind {
         .iter()
         .find(|(_, names)| names.iter().any(|n| n.eq_ignore_ascii_case(name)))
         .map_or(ToolKind::Other, |(kind, _)| *kind)
+}
+
+/// A call of the tool named `tool`, whose arguments the agent wrote as `args`: its kind from
+/// the name, and of the arguments what the view wants (as written, or the main one).
+pub(crate) fn call<'a>(
+    id: Option<Cow<'a, str>>,
+    tool: Cow<'a, str>,
+    args: Option<&'a RawValue>,
+    wants: Wants,
+) -> ToolCall<'a> {
+    let kind = kind_of(&tool);
+    ToolCall {
+        id,
+        kind,
+        args: args
+            .filter(|_| wants.has(Wants::TOOL_RAW))
+            .map(Cow::Borrowed),
+        target: args
+            .filter(|_| wants.has(Wants::TOOL_DETAILS))
+            .and_then(|a| ArgsSummary::read(a).target(kind))
+            .map(Cow::Owned),
+        tool,
+        parent: None,
+        at_ms: None,
+    }
 }
 
 /// The arguments the human views show, under any agent's key names (Cursor's camelCase,

@@ -32,7 +32,7 @@ use super::event::{
     Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolCall,
     ToolKind, ToolOutcome, ToolStatus, Usage, Wants,
 };
-use super::tools::{ArgsSummary, kind_of};
+use super::tools;
 use super::{Class, RawLine, Sink};
 use crate::input::json::rfc3339_ms;
 use crate::input::peek::{Head, NameId};
@@ -330,29 +330,16 @@ impl Claude {
         wants: Wants,
     ) -> ToolCall<'a> {
         let tool = block.name.clone().unwrap_or(Cow::Borrowed("unknown"));
-        let kind = kind_of(&tool);
-        let target = if !wants.has(Wants::TOOL_DETAILS) {
-            None
-        } else if let Some(rest) = tool.strip_prefix("mcp__") {
-            // `mcp__<server>__<tool>`: the name says what is called.
-            Some(rest.replacen("__", "/", 1))
-        } else {
-            block
-                .input
-                .and_then(|input| ArgsSummary::read(input).target(kind))
-        };
-        ToolCall {
-            id: block.id.clone(),
-            tool,
-            kind,
-            args: block
-                .input
-                .filter(|_| wants.has(Wants::TOOL_RAW))
-                .map(Cow::Borrowed),
-            target: target.map(Cow::Owned),
-            parent: parent.map(Cow::Borrowed),
-            at_ms,
+        let mut call = tools::call(block.id.clone(), tool, block.input, wants);
+        // `mcp__<server>__<tool>`: the name says what is called.
+        if let Some(rest) = call.tool.strip_prefix("mcp__")
+            && wants.has(Wants::TOOL_DETAILS)
+        {
+            call.target = Some(Cow::Owned(rest.replacen("__", "/", 1)));
         }
+        call.parent = parent.map(Cow::Borrowed);
+        call.at_ms = at_ms;
+        call
     }
 
     fn tool_outcome<'a>(

@@ -23,10 +23,10 @@ use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
 use super::event::{
-    Agent, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolCall, ToolKind,
-    ToolOutcome, ToolStatus, Usage, Wants,
+    Agent, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolKind, ToolOutcome,
+    ToolStatus, Usage, Wants,
 };
-use super::tools::{ArgsSummary, kind_of};
+use super::tools;
 use super::{Class, RawLine, Sink};
 use crate::input::json::has_top_level_key;
 use crate::input::peek::{Head, NameId, Subtype};
@@ -256,22 +256,10 @@ fn read_and_emit<'a, P: Kept<'a>, S: Sink>(
         sink.session_seen(id);
     }
     let tool = ev.call.as_ref().map_or("unknown", |c| &c.tool);
-    let kind = kind_of(tool);
     let args = ev.call.as_ref().and_then(|c| c.args);
-    let mut call = ToolCall {
-        id: ev.call_id.clone(),
-        tool: Cow::Borrowed(tool),
-        kind,
-        args: args
-            .filter(|_| wants.has(Wants::TOOL_RAW))
-            .map(Cow::Borrowed),
-        target: args
-            .filter(|_| wants.has(Wants::TOOL_DETAILS))
-            .and_then(|a| ArgsSummary::read(a).target(kind))
-            .map(Cow::Owned),
-        parent: None,
-        at_ms: ev.started_at_ms,
-    };
+    let mut call = tools::call(ev.call_id.clone(), Cow::Borrowed(tool), args, wants);
+    let kind = call.kind;
+    call.at_ms = ev.started_at_ms;
     match ev.phase {
         Phase::Started => {
             call.at_ms = ev.started_at_ms.or(ev.timestamp_ms);

@@ -30,7 +30,7 @@ use super::event::{
     Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolCall,
     ToolOutcome, ToolStatus, Usage, Wants,
 };
-use super::tools::{ArgsSummary, kind_of};
+use super::tools;
 use super::{Class, RawLine, Sink};
 use crate::input::json::{MaybeStr, rfc3339_ms};
 use crate::input::lenient::Num;
@@ -190,23 +190,9 @@ impl Gemini {
                     return Ok(());
                 }
                 let tool = ev.tool_name.0.unwrap_or(Cow::Borrowed("unknown"));
-                let kind = kind_of(&tool);
-                sink.tool_started(ToolCall {
-                    id: ev.tool_id.0,
-                    kind,
-                    args: ev
-                        .parameters
-                        .filter(|_| wants.has(Wants::TOOL_RAW))
-                        .map(Cow::Borrowed),
-                    target: ev
-                        .parameters
-                        .filter(|_| wants.has(Wants::TOOL_DETAILS))
-                        .and_then(|p| ArgsSummary::read(p).target(kind))
-                        .map(Cow::Owned),
-                    tool,
-                    parent: None,
-                    at_ms: ev.timestamp.as_deref().and_then(rfc3339_ms),
-                })
+                let mut call = tools::call(ev.tool_id.0, tool, ev.parameters, wants);
+                call.at_ms = ev.timestamp.as_deref().and_then(rfc3339_ms);
+                sink.tool_started(call)
             }
             NameId::TOOL_RESULT => {
                 self.tool_round(wants, sink)?;

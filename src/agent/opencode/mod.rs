@@ -28,10 +28,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::event::{
-    Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolCall,
+    Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass,
     ToolOutcome, ToolStatus, Usage, Wants,
 };
-use super::tools::{ArgsSummary, kind_of};
+use super::tools;
 use super::{Class, RawLine, Sink};
 use crate::input::json::MaybeStr;
 use crate::input::lenient::Num;
@@ -320,24 +320,9 @@ impl OpenCode {
     fn tool<S: Sink>(&mut self, part: Part<'_>, wants: Wants, sink: &mut S) -> anyhow::Result<()> {
         let state = part.state.unwrap_or_default();
         let tool = part.tool.0.unwrap_or(Cow::Borrowed("unknown"));
-        let kind = kind_of(&tool);
         let time = state.time.unwrap_or_default();
-        let call = ToolCall {
-            id: part.call_id.0.or(part.id.0),
-            kind,
-            args: state
-                .input
-                .filter(|_| wants.has(Wants::TOOL_RAW))
-                .map(Cow::Borrowed),
-            target: state
-                .input
-                .filter(|_| wants.has(Wants::TOOL_DETAILS))
-                .and_then(|input| ArgsSummary::read(input).target(kind))
-                .map(Cow::Owned),
-            tool,
-            parent: None,
-            at_ms: time.start.as_u64(),
-        };
+        let mut call = tools::call(part.call_id.0.or(part.id.0), tool, state.input, wants);
+        call.at_ms = time.start.as_u64();
         let error = state.error.map(|e| {
             serde_json::from_str::<String>(e.get()).unwrap_or_else(|_| e.get().to_owned())
         });
