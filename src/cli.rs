@@ -444,7 +444,7 @@ pub struct ProgressArgs {
     #[arg(long)]
     pub activity_stderr: bool,
 
-    /// Show the reasoning too, dimmed and marked [thinking].
+    /// Show the reasoning too, dimmed and marked `[thinking]`.
     #[arg(long)]
     pub thinking: bool,
 }

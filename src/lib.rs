@@ -3,7 +3,7 @@
 //!
 //! The shape, following the data:
 //!
-//! - [`input`] knows no agent: a reading thread splits lines and peeks each one's `type`;
+//! - `input` knows no agent: a reading thread splits lines and peeks each one's `type`;
 //! - [`agent`] holds one dialect per agent, which turns the lines a view needs into a few
 //!   normalized events ([`agent::event`]): answer text exactly once, thinking, tool calls
 //!   started and ended, notices, run start and end with status and final answer;

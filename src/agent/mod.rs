@@ -2,17 +2,17 @@
 //!
 //! A dialect keeps the state its format needs (Cursor's three forms of assistant text,
 //! Claude's streamed-then-repeated blocks, Gemini's deltas, Codex's items) and pushes what
-//! it reads into a [`Sink`] — the dispatcher, which tracks runs, pairs tool calls
-//! ([`calls`]) and hands the events to the view. Which agent wrote a stream is told from
-//! its first events ([`detect`]).
+//! it reads into a `Sink` — the dispatcher, which tracks runs, pairs tool calls
+//! (`calls`) and hands the events to the view. Which agent wrote a stream is told from
+//! its first events (`detect`).
 //!
 //! | agent | module | run start | terminal event |
 //! |---|---|---|---|
-//! | Cursor | [`cursor`] | `system/init` | `result` |
-//! | Claude Code, Qwen Code | [`claude`] | `system/init` | `result` |
-//! | Codex | [`codex`] | `thread.started` | `turn.completed` / `turn.failed` |
-//! | Gemini CLI | [`gemini`] | `init` | `result` |
-//! | OpenCode | [`opencode`] | its first event | none (`step_finish` with reason `stop`, or `done`) |
+//! | Cursor | `cursor` | `system/init` | `result` |
+//! | Claude Code, Qwen Code | `claude` | `system/init` | `result` |
+//! | Codex | `codex` | `thread.started` | `turn.completed` / `turn.failed` |
+//! | Gemini CLI | `gemini` | `init` | `result` |
+//! | OpenCode | `opencode` | its first event | none (`step_finish` with reason `stop`, or `done`) |
 
 pub(crate) mod calls;
 pub(crate) mod claude;
