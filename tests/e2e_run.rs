@@ -32,7 +32,10 @@ fn agents_py() -> PathBuf {
 
 /// Why the suite cannot run here, if it cannot.
 fn unavailable() -> Option<String> {
-    let out = Command::new("python3").arg(agents_py()).arg("installed").output();
+    let out = Command::new("python3")
+        .arg(agents_py())
+        .arg("installed")
+        .output();
     let Some(out) = out.ok().filter(|o| o.status.success()) else {
         return Some("python3 cannot run scripts/record/agents.py".into());
     };
@@ -65,7 +68,9 @@ fn unavailable() -> Option<String> {
 /// caller whether it is that copy (true: do the work) or the outer one (false: done).
 fn in_netns(test: &str) -> bool {
     if std::env::var_os(INSIDE).is_some() {
-        let up = Command::new("ip").args(["link", "set", "lo", "up"]).status();
+        let up = Command::new("ip")
+            .args(["link", "set", "lo", "up"])
+            .status();
         assert!(up.is_ok_and(|s| s.success()), "ip link set lo up failed");
         return true;
     }
@@ -81,8 +86,8 @@ fn in_netns(test: &str) -> bool {
         .env("RUST_BACKTRACE", "0")
         .output()
         .expect("unshare runs");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success() && text.contains("1 passed"),
         "{test} inside the namespace failed:\n{text}"
@@ -102,7 +107,14 @@ impl Mock {
         let log = dir.join("mock.jsonl");
         let child = Command::new("python3")
             .arg(Path::new(REPO).join("scripts/record/mock.py"))
-            .args(["--port", &PORT.to_string(), "--lifetime", "600", "--stall-seconds", "120"])
+            .args([
+                "--port",
+                &PORT.to_string(),
+                "--lifetime",
+                "600",
+                "--stall-seconds",
+                "120",
+            ])
             .arg("--log")
             .arg(&log)
             .arg("--ready")
@@ -123,10 +135,16 @@ impl Mock {
         let needle = format!("\"run\": \"{run}\"");
         loop {
             let log = fs::read_to_string(&self.log).unwrap_or_default();
-            if log.lines().any(|l| l.contains("\"stall\"") && l.contains(&needle)) {
+            if log
+                .lines()
+                .any(|l| l.contains("\"stall\"") && l.contains(&needle))
+            {
                 return;
             }
-            assert!(Instant::now() < deadline, "the mock never stalled for {run}");
+            assert!(
+                Instant::now() < deadline,
+                "the mock never stalled for {run}"
+            );
             sleep(Duration::from_millis(100));
         }
     }
@@ -161,7 +179,11 @@ fn agent(name: &str, scenario: &str, extra: &[&str]) -> Agent {
         .args(extra)
         .output()
         .expect("agents.py prepare");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let setup: Value = serde_json::from_slice(&out.stdout).expect("prepare: JSON");
     let expect = Command::new("python3")
         .arg(agents_py())
@@ -182,7 +204,12 @@ fn agent(name: &str, scenario: &str, extra: &[&str]) -> Agent {
         name: name.into(),
         run: format!("{name}-{scenario}"),
         marker,
-        argv: setup["argv"].as_array().expect("argv").iter().map(strings).collect(),
+        argv: setup["argv"]
+            .as_array()
+            .expect("argv")
+            .iter()
+            .map(strings)
+            .collect(),
         env,
         cwd: PathBuf::from(strings(&setup["cwd"])),
         expect: serde_json::from_slice(&expect.stdout).expect("expect: JSON"),
@@ -218,7 +245,10 @@ impl Agent {
             }
             if Instant::now() > deadline {
                 let _ = child.kill();
-                panic!("{}: cursor-stream run did not end within {limit:?}", self.name);
+                panic!(
+                    "{}: cursor-stream run did not end within {limit:?}",
+                    self.name
+                );
             }
             sleep(Duration::from_millis(50));
         };
@@ -260,7 +290,10 @@ impl Agent {
     }
 
     fn final_answer(&self) -> String {
-        self.expect["runs"][0]["final"].as_str().expect("a final answer").to_owned()
+        self.expect["runs"][0]["final"]
+            .as_str()
+            .expect("a final answer")
+            .to_owned()
     }
 
     /// Processes still alive that the CLI started (found by the marker in their env).
@@ -272,11 +305,16 @@ impl Agent {
             if !pid.bytes().all(|b| b.is_ascii_digit()) || pid == std::process::id().to_string() {
                 continue;
             }
-            let Ok(environ) = fs::read(entry.path().join("environ")) else { continue };
+            let Ok(environ) = fs::read(entry.path().join("environ")) else {
+                continue;
+            };
             if environ.split(|&b| b == 0).any(|v| v == needle.as_bytes()) {
                 let cmd = fs::read(entry.path().join("cmdline")).unwrap_or_default();
                 let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-                left.push(format!("{pid}: {}", cmd.chars().take(120).collect::<String>()));
+                left.push(format!(
+                    "{pid}: {}",
+                    cmd.chars().take(120).collect::<String>()
+                ));
             }
         }
         left
@@ -291,7 +329,11 @@ impl Agent {
             if left.is_empty() {
                 return;
             }
-            assert!(Instant::now() < deadline, "{}: processes left behind: {left:#?}", self.name);
+            assert!(
+                Instant::now() < deadline,
+                "{}: processes left behind: {left:#?}",
+                self.name
+            );
             sleep(Duration::from_millis(100));
         }
     }
@@ -311,23 +353,63 @@ impl Ran {
 
 impl std::fmt::Debug for Ran {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "status {:?}\n--- stdout\n{}\n--- stderr\n{}", self.status, self.stdout, self.stderr)
+        write!(
+            f,
+            "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.status, self.stdout, self.stderr
+        )
     }
 }
 
-/// The pids of the processes whose parent is `parent`.
-fn children(parent: u32) -> Vec<u32> {
+/// The pids of the processes whose `stat` field `field` (after the command name: 1 the
+/// parent, 2 the process group) is `value`.
+fn procs_where(field: usize, value: u32) -> Vec<u32> {
     let mut out = Vec::new();
     for entry in fs::read_dir("/proc").expect("/proc").flatten() {
-        let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else { continue };
-        // pid (comm) state ppid …: comm may hold spaces, so split after the last ')'
-        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else { continue };
-        let ppid = rest.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok());
-        if ppid == Some(parent) {
-            out.extend(entry.file_name().to_str().and_then(|p| p.parse::<u32>().ok()));
+        let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp …: comm may hold spaces, so split after the last ')'
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        if fields.next() == Some("Z") {
+            continue; // a zombie is gone, only not yet reaped
+        }
+        if fields.nth(field - 1).and_then(|p| p.parse::<u32>().ok()) == Some(value) {
+            out.extend(
+                entry
+                    .file_name()
+                    .to_str()
+                    .and_then(|p| p.parse::<u32>().ok()),
+            );
         }
     }
     out
+}
+
+/// The agent `run` started: its only child, the leader of a process group of its own.
+fn the_agent(run_pid: u32) -> u32 {
+    let kids = procs_where(1, run_pid);
+    assert_eq!(kids.len(), 1, "the agent is run's only child: {kids:?}");
+    kids[0]
+}
+
+/// Asserts that the process group `pgid` is empty (allowing a moment to reap).
+fn assert_group_gone(name: &str, pgid: u32) {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let left = procs_where(2, pgid);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{name}: group {pgid} still has {left:?}"
+        );
+        sleep(Duration::from_millis(100));
+    }
 }
 
 fn kill(signal: &str, target: &str) {
@@ -345,16 +427,35 @@ fn answers(name: &str) {
     let tee = a.dir.path().join("raw.ndjson");
     let ran = a.run(&["--view", "text", "--tee", tee.to_str().unwrap()]);
     assert_eq!(ran.code(), Some(0), "{name}: {ran:?}");
-    assert_eq!(ran.stdout.trim_end_matches('\n'), a.expected_text(), "{name}: {ran:?}");
-    let result = Command::new(BIN).arg("result").arg(&tee).output().expect("result");
+    assert_eq!(
+        ran.stdout.trim_end_matches('\n'),
+        a.expected_text(),
+        "{name}: {ran:?}"
+    );
+    let result = Command::new(BIN)
+        .arg("result")
+        .arg(&tee)
+        .output()
+        .expect("result");
     assert_eq!(result.status.code(), Some(0), "{name}: result");
-    assert_eq!(String::from_utf8_lossy(&result.stdout), a.final_answer() + "\n", "{name}");
-    let tools = Command::new(BIN).args(["tools", "--json"]).arg(&tee).output().expect("tools");
+    assert_eq!(
+        String::from_utf8_lossy(&result.stdout),
+        a.final_answer() + "\n",
+        "{name}"
+    );
+    let tools = Command::new(BIN)
+        .args(["tools", "--json"])
+        .arg(&tee)
+        .output()
+        .expect("tools");
     let calls: Vec<Value> = String::from_utf8_lossy(&tools.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).expect("tools --json: JSON lines"))
         .collect();
-    let want = a.expect["runs"][0]["tools"].as_array().expect("tools").clone();
+    let want = a.expect["runs"][0]["tools"]
+        .as_array()
+        .expect("tools")
+        .clone();
     assert_eq!(calls.len(), want.len(), "{name}: tools --json {calls:?}");
     for (got, want) in calls.iter().zip(&want) {
         assert_eq!(got["tool"], want["tool"], "{name}: {got}");
@@ -391,12 +492,12 @@ fn killed(name: &str) {
     let child = a.start(&["--view", "text"]);
     mock.wait_for_stall(&a.run, Duration::from_secs(60));
     sleep(Duration::from_millis(500));
-    let kids = children(child.id());
-    assert_eq!(kids.len(), 1, "{name}: the agent is run's only child: {kids:?}");
-    kill("-TERM", &format!("-{}", kids[0])); // the agent's group (run made it its own)
+    let pgid = the_agent(child.id());
+    kill("-TERM", &format!("-{pgid}")); // the agent's group (run made it its own)
     let ran = a.wait(child, Duration::from_secs(30));
     let want = if name == "gemini" { 3 } else { 143 };
     assert_eq!(ran.code(), Some(want), "{name}: {ran:?}");
+    assert_group_gone(name, pgid);
     a.assert_nothing_left();
 }
 
@@ -404,12 +505,23 @@ fn killed(name: &str) {
 /// it started is left, re-spawned workers included.
 fn idle_timeout(name: &str) {
     let a = agent(name, "killed", &[]);
-    let _mock = Mock::start(a.dir.path());
+    let mock = Mock::start(a.dir.path());
     let started = Instant::now();
-    let ran = a.run(&["--view", "text", "--idle-timeout", "4s"]);
+    let child = a.start(&["--view", "text", "--idle-timeout", "10s"]);
+    mock.wait_for_stall(&a.run, Duration::from_secs(60));
+    let pgid = the_agent(child.id());
+    let ran = a.wait(child, Duration::from_secs(90));
     assert_eq!(ran.code(), Some(124), "{name}: {ran:?}");
-    assert!(ran.stderr.contains("printed nothing for 4s"), "{name}: {ran:?}");
-    assert!(started.elapsed() < Duration::from_secs(90), "{name}: took {:?}", started.elapsed());
+    assert!(
+        ran.stderr.contains("printed nothing for 10s"),
+        "{name}: {ran:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(90),
+        "{name}: took {:?}",
+        started.elapsed()
+    );
+    assert_group_gone(name, pgid);
     a.assert_nothing_left();
 }
 
@@ -419,19 +531,27 @@ fn ctrl_c(name: &str) {
     let mock = Mock::start(a.dir.path());
     let child = a.start(&["--view", "text"]);
     mock.wait_for_stall(&a.run, Duration::from_secs(60));
+    let pgid = the_agent(child.id());
     kill("-INT", &child.id().to_string());
     let ran = a.wait(child, Duration::from_secs(30));
     assert_eq!(ran.code(), Some(130), "{name}: {ran:?}");
+    assert_group_gone(name, pgid);
     a.assert_nothing_left();
 }
 
 /// A CLI still running after its result is stopped after `--grace`; the status is the
-/// run's (0). Claude lingers by itself here (a SessionEnd hook that sleeps); for the other
-/// CLIs a shell after the CLI keeps the group alive, as a wrapper script would.
+/// run's (0). Claude and Gemini linger by themselves here (a SessionEnd hook that sleeps);
+/// for the other CLIs, which have no such hook, a shell after the CLI keeps the group
+/// alive, as a wrapper script would.
 fn grace(name: &str) {
     let mut a = agent(name, "plain", &["--linger"]);
-    if name != "claude" {
-        let mut argv = vec!["/bin/sh".into(), "-c".into(), "\"$@\"; sleep 60".into(), "sh".into()];
+    if !["claude", "gemini"].contains(&name) {
+        let mut argv = vec![
+            "/bin/sh".into(),
+            "-c".into(),
+            "\"$@\"; sleep 60".into(),
+            "sh".into(),
+        ];
         argv.append(&mut a.argv);
         a.argv = argv;
     }
@@ -440,8 +560,15 @@ fn grace(name: &str) {
     let ran = a.run(&["--view", "result", "--grace", "2s"]);
     assert_eq!(ran.code(), Some(0), "{name}: {ran:?}");
     assert_eq!(ran.stdout, a.final_answer() + "\n", "{name}: {ran:?}");
-    assert!(ran.stderr.contains("still running after its result"), "{name}: {ran:?}");
-    assert!(started.elapsed() < Duration::from_secs(50), "{name}: took {:?}", started.elapsed());
+    assert!(
+        ran.stderr.contains("still running after its result"),
+        "{name}: {ran:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(50),
+        "{name}: took {:?}",
+        started.elapsed()
+    );
     a.assert_nothing_left();
 }
 

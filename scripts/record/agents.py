@@ -196,6 +196,9 @@ plugins = false
             # GOOGLE_GEMINI_BASE_URL alone switches the auth type to "gateway"
             "security": {"auth": {"selectedType": "gemini-api-key"}},
         }
+        if linger:  # a SessionEnd hook keeps the CLI alive after its result
+            settings["hooks"] = {"SessionEnd": [{"matcher": "*", "hooks": [
+                {"name": "linger", "type": "command", "command": "sleep 60", "timeout": 60000}]}]}
         write(os.path.join(home, ".gemini", "settings.json"), json.dumps(settings, indent=2))
         if denied:  # a user policy (tier 4) outranks yolo's allow-all rule (tier 1)
             write(os.path.join(home, ".gemini", "policies", "deny-touch.toml"),
@@ -365,7 +368,8 @@ def main():
     p.add_argument("--dir", required=True)
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--lines", type=int)
-    p.add_argument("--linger", action="store_true")
+    p.add_argument("--linger", action="store_true",
+                   help="make the CLI linger after its result (Claude, Gemini: a SessionEnd hook)")
     p = sub.add_parser("expect", help="the expectation of a scenario (JSON)")
     p.add_argument("--agent", required=True, choices=AGENTS)
     p.add_argument("--scenario", required=True, choices=sorted(scenarios.SCENARIOS))
