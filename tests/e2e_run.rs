@@ -615,3 +615,136 @@ macro_rules! e2e_tests {
 }
 
 e2e_tests!(claude, codex, gemini, qwen, opencode);
+
+// ---- replay: the committed recordings, no CLI needed ------------------------------------
+
+/// Every recording in tests/fixtures/recorded, read by the views, against its
+/// `.expect.json`: the exit status of every run view, the answer text once (`text`), the
+/// final answer (`result`), every tool call with its id, name and status (`tools --json`).
+/// It needs the multi-agent reader (issue 10) and skips, saying so, while cursor-stream
+/// has no `--agent` option.
+#[test]
+fn replay_recordings() {
+    let help = Command::new(BIN)
+        .args(["text", "--help"])
+        .output()
+        .expect("text --help");
+    if !String::from_utf8_lossy(&help.stdout).contains("--agent") {
+        eprintln!("skipped: replay_recordings: this cursor-stream reads only Cursor's stream");
+        return;
+    }
+    let root = Path::new(REPO).join("tests/fixtures/recorded");
+    let mut recordings: Vec<PathBuf> = Vec::new();
+    for agent in fs::read_dir(&root)
+        .expect("tests/fixtures/recorded")
+        .flatten()
+    {
+        for version in fs::read_dir(agent.path())
+            .expect("a version folder")
+            .flatten()
+        {
+            for file in fs::read_dir(version.path()).expect("recordings").flatten() {
+                if file.path().extension().is_some_and(|e| e == "stdout") {
+                    recordings.push(file.path());
+                }
+            }
+        }
+    }
+    recordings.sort();
+    assert!(
+        recordings.len() >= 5 * 11,
+        "recordings: {}",
+        recordings.len()
+    );
+    let mut failures = Vec::new();
+    for stdout in &recordings {
+        let expect: Value = serde_json::from_str(
+            &fs::read_to_string(stdout.with_extension("expect.json")).expect("an expect.json"),
+        )
+        .expect("expect.json: JSON");
+        if let Err(why) = replay(stdout, &expect) {
+            failures.push(format!("{}: {why}", stdout.display()));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {}:\n{}",
+        failures.len(),
+        recordings.len(),
+        failures.join("\n")
+    );
+}
+
+fn replay(stdout: &Path, expect: &Value) -> Result<(), String> {
+    let view = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .args(args)
+            .arg(stdout)
+            .output()
+            .expect("a view runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let exit = expect["exit"].as_i64().map(|e| e as i32);
+    let run = &expect["runs"][0];
+    let agent = expect["agent"].as_str().unwrap_or("?");
+    for v in ["text", "result", "tools", "progress", "json"] {
+        let (code, _) = view(&[v]);
+        if code != exit {
+            return Err(format!("`{v}` exits {code:?}, want {exit:?}"));
+        }
+    }
+    if let Some(pieces) = run["answer_pieces"].as_array() {
+        let mut want = String::new();
+        for piece in pieces.iter().filter_map(Value::as_str) {
+            if !want.is_empty() && agent != "gemini" && agent != "cursor" {
+                want.push_str(if want.ends_with("\n\n") {
+                    ""
+                } else if want.ends_with('\n') {
+                    "\n"
+                } else {
+                    "\n\n"
+                });
+            }
+            want.push_str(piece);
+        }
+        let (_, text) = view(&["text"]);
+        if text.strip_suffix('\n').unwrap_or(&text) != want.strip_suffix('\n').unwrap_or(&want) {
+            return Err(format!("`text` printed {text:?}, want {want:?}"));
+        }
+    }
+    if let Some(answer) = run["final"].as_str() {
+        let (_, result) = view(&["result"]);
+        if result != format!("{answer}\n") {
+            return Err(format!("`result` printed {result:?}, want {answer:?}"));
+        }
+    }
+    let (_, tools) = view(&["tools", "--json"]);
+    let got: Vec<Value> = tools
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let want = run["tools"].as_array().cloned().unwrap_or_default();
+    if got.len() != want.len() {
+        return Err(format!(
+            "`tools --json` lists {} calls, want {}: {tools}",
+            got.len(),
+            want.len()
+        ));
+    }
+    for (g, w) in got.iter().zip(&want) {
+        let status = g["status"].as_str().unwrap_or("");
+        let class_ok = match w["class"].as_str() {
+            Some("success") => status == "success",
+            Some("pending") => status == "pending",
+            Some("rejected") => status == "rejected",
+            _ => !["success", "pending", "rejected"].contains(&status),
+        };
+        if g["call_id"] != w["call_id"] || g["tool"] != w["tool"] || !class_ok {
+            return Err(format!("`tools --json` gave {g}, want {w}"));
+        }
+    }
+    Ok(())
+}
