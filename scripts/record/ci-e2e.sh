@@ -2,9 +2,11 @@
 # The e2e step of CI: each real agent CLI, at its pinned version, driven by
 # `cursor-stream run` against the scripted mock, offline (tests/e2e_run.rs).
 # Skips (status 0) when the npm registry cannot be reached or `unshare -n` does not work.
-# The CLIs are cached in target/e2e/npm (CURSOR_STREAM_E2E_NPM): a rerun installs nothing.
+# The CLIs (~1.6 GB) are cached outside the clone, so that CI's fresh clones reuse them:
+# $CURSOR_STREAM_E2E_NPM, by default ~/.cache/cursor-stream-e2e; a rerun installs nothing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+export CURSOR_STREAM_E2E_NPM="${CURSOR_STREAM_E2E_NPM:-${XDG_CACHE_HOME:-$HOME/.cache}/cursor-stream-e2e}"
 
 skip() { echo "skipped: e2e with the real agent CLIs: $*"; exit 0; }
 command -v python3 >/dev/null || skip "python3 is missing"

@@ -151,6 +151,15 @@ def main():
                 lines.append(f"  {name}: only in {'old' if name in r_old else 'new'} recordings")
                 continue
             o, n = r_old[name], r_new[name]
+            # keys gone from (or new in) this scenario but still present in (or already
+            # reported for) another one: the union above does not show them
+            for k in sorted(set(o["paths"]) & set(n["paths"])):
+                for p in sorted(set(o["paths"][k]) - set(n["paths"][k])):
+                    if p in p_new[k]:
+                        lines.append(f"  {name}: {k}: key {p} no longer there")
+                for p in sorted(set(n["paths"][k]) - set(o["paths"][k])):
+                    if p in p_old[k]:
+                        lines.append(f"  {name}: {k}: key {p} now there")
             if o["lines"] != n["lines"]:
                 lines.append(f"  {name}: {o['lines']} lines -> {n['lines']}")
             if o["status"] != n["status"]:
