@@ -455,7 +455,15 @@ fn answers(name: &str) {
         .lines()
         .map(|l| serde_json::from_str(l).expect("tools --json: JSON lines"))
         .collect();
-    let want = a.expect["runs"][0]["tools"]
+    // The call ids are the CLI's or the mock's: read from the stream, as the recorder does.
+    let expect = Command::new("python3")
+        .arg(agents_py())
+        .args(["expect", "--agent", name, "--scenario", "tool", "--stdout"])
+        .arg(&tee)
+        .output()
+        .expect("agents.py expect");
+    let expect: Value = serde_json::from_slice(&expect.stdout).expect("expect: JSON");
+    let want = expect["runs"][0]["tools"]
         .as_array()
         .expect("tools")
         .clone();

@@ -374,12 +374,13 @@ def main():
     p = sub.add_parser("expect", help="the expectation of a scenario (JSON)")
     p.add_argument("--agent", required=True, choices=AGENTS)
     p.add_argument("--scenario", required=True, choices=sorted(scenarios.SCENARIOS))
+    p.add_argument("--stdout", help="the recorded stream, for the ids the CLI makes up")
     sub.add_parser("installed", help="which pinned CLIs are in the cache (JSON)")
     a = ap.parse_args()
     if a.cmd == "prepare":
         out = prepare(a.agent, a.scenario, a.variant, a.dir, a.port, a.lines, linger=a.linger)
     elif a.cmd == "expect":
-        out = expect(a.agent, a.scenario, b"")
+        out = expect(a.agent, a.scenario, open(a.stdout, "rb").read() if a.stdout else b"")
     else:
         out = {"cache": cache_dir(), "versions": versions(), "installed": installed()}
     print(json.dumps(out))
