@@ -134,19 +134,24 @@ impl Mock {
 
     /// Waits until the mock went silent in the middle of `run`'s answer.
     fn wait_for_stall(&self, run: &str, timeout: Duration) {
+        self.wait_for("stall", run, timeout);
+    }
+
+    /// Waits until the mock logged `event` ("stall", or "tools": calls sent) for `run`.
+    fn wait_for(&self, event: &str, run: &str, timeout: Duration) {
         let deadline = Instant::now() + timeout;
-        let needle = format!("\"run\": \"{run}\"");
+        let (event, run) = (
+            format!("\"event\": \"{event}\""),
+            format!("\"run\": \"{run}\""),
+        );
         loop {
             let log = fs::read_to_string(&self.log).unwrap_or_default();
-            if log
-                .lines()
-                .any(|l| l.contains("\"stall\"") && l.contains(&needle))
-            {
+            if log.lines().any(|l| l.contains(&event) && l.contains(&run)) {
                 return;
             }
             assert!(
                 Instant::now() < deadline,
-                "the mock never stalled for {run}"
+                "the mock never logged {event} for {run}"
             );
             sleep(Duration::from_millis(100));
         }
@@ -314,8 +319,16 @@ impl Agent {
             if environ.split(|&b| b == 0).any(|v| v == needle.as_bytes()) {
                 let cmd = fs::read(entry.path().join("cmdline")).unwrap_or_default();
                 let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+                // group and session: a process that escaped run's group (setsid) shows here
+                let stat = fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+                let ids: Vec<&str> = stat
+                    .rsplit_once(')')
+                    .map(|(_, r)| r.split_whitespace().skip(2).take(2).collect())
+                    .unwrap_or_default();
                 left.push(format!(
-                    "{pid}: {}",
+                    "pid {pid} (group {}, session {}): {}",
+                    ids.first().unwrap_or(&"?"),
+                    ids.get(1).unwrap_or(&"?"),
                     cmd.chars().take(120).collect::<String>()
                 ));
             }
@@ -550,8 +563,25 @@ fn ctrl_c(name: &str) {
     a.assert_nothing_left();
 }
 
+/// Ctrl-C while a tool runs (a command that sleeps 30 s): 130, and the command is gone too,
+/// wherever the CLI started it.
+fn ctrl_c_mid_tool(name: &str) {
+    let a = agent(name, "midtool", &[]);
+    let mock = Mock::start(a.dir.path());
+    let child = a.start(&["--view", "text"]);
+    mock.wait_for("tools", &a.run, Duration::from_secs(60));
+    sleep(Duration::from_secs(2)); // the command has started
+    let pgid = the_agent(child.id());
+    kill("-INT", &child.id().to_string());
+    let ran = a.wait(child, Duration::from_secs(30));
+    assert_eq!(ran.code(), Some(130), "{name}: {ran:?}");
+    assert_group_gone(name, pgid);
+    a.assert_nothing_left();
+}
+
 /// A CLI still running after its result is stopped after `--grace`; the status is the
-/// run's (0). Claude and Gemini linger by themselves here (a SessionEnd hook that sleeps);
+/// run's (0), and nothing is left. Claude and Gemini linger by themselves here (a SessionEnd
+/// hook that sleeps; Claude starts its hooks in a session of their own, out of run's group);
 /// for the other CLIs, which have no such hook, a shell after the CLI keeps the group
 /// alive, as a wrapper script would.
 fn grace(name: &str) {
@@ -616,6 +646,14 @@ macro_rules! e2e_tests {
             #[test]
             fn ctrl_c() {
                 super::e2e(concat!(stringify!($agent), "::ctrl_c"), stringify!($agent), super::ctrl_c);
+            }
+            #[test]
+            fn ctrl_c_mid_tool() {
+                super::e2e(
+                    concat!(stringify!($agent), "::ctrl_c_mid_tool"),
+                    stringify!($agent),
+                    super::ctrl_c_mid_tool,
+                );
             }
             #[test]
             fn grace() {

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 import scenarios  # noqa: E402
@@ -125,6 +126,8 @@ def prepare(agent, scen_name, variant, workdir, port, lines=None, latest=False, 
     if scen_name == "bigout":
         prompt += f" LINES={lines or BIG_LINES_RECORDED}"
     env = {
+        # inherited by everything the CLI starts: how leftover processes are found
+        "CS_E2E_RUN": f"{run_id}.{os.getpid()}.{int(time.time() * 1000)}",
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": home,
         "TMPDIR": tmp,
@@ -151,7 +154,9 @@ def prepare(agent, scen_name, variant, workdir, port, lines=None, latest=False, 
             env["IS_SANDBOX"] = "1"  # as root, the bypass flag is refused without it
             argv.append("--dangerously-skip-permissions")
         if linger:  # a SessionEnd hook keeps the CLI alive after its result
-            hooks = {"SessionEnd": [{"hooks": [{"type": "command", "command": "sleep 60"}]}]}
+            # (its time budget is short by default: the hook was seen cancelled at once)
+            env["CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"] = "60000"
+            hooks = {"SessionEnd": [{"hooks": [{"type": "command", "command": "sleep 60", "timeout": 60}]}]}
             write(os.path.join(home, ".claude", "settings.json"), json.dumps({"hooks": hooks}))
 
     elif agent == "codex":
@@ -291,7 +296,7 @@ def expect(agent: str, scen_name: str, stdout: bytes) -> dict:
     scen = scenarios.SCENARIOS[scen_name]
     answered = scen.status == "success"
     texts = ["".join(t.text) for t in scen.turns if t.text] if answered else None
-    ids, session = stream_ids(agent, stdout)
+    ids, session, done = stream_ids(agent, stdout)
     tools = []
     for turn in scen.turns:
         for tool in turn.tools:
@@ -299,11 +304,20 @@ def expect(agent: str, scen_name: str, stdout: bytes) -> dict:
                 # `codex exec --json` reports no item for a refused command (only an
                 # ERROR line on stderr): there is nothing in the stream to list.
                 continue
+            if agent == "opencode" and tool.outcome == "pending":
+                # OpenCode writes a tool_use event only once the tool has finished.
+                continue
             n = len(tools)
+            call_id = ids[n] if n < len(ids) else None
+            outcome = tool.outcome
+            if outcome == "pending" and call_id in done:
+                # Killing the group kills the command too, and whether the CLI wrote that
+                # call's failure before it died itself is a race: the stream tells.
+                outcome = "failed"
             tools.append({
-                "call_id": ids[n] if n < len(ids) else None,
+                "call_id": call_id,
                 "tool": TOOL_NAMES[agent][tool.kind],
-                "class": tool.outcome,
+                "class": outcome,
                 "parent": None,
             })
     # Every agent's final answer is the text of the last turn here: for Gemini that is the
@@ -325,8 +339,9 @@ def expect(agent: str, scen_name: str, stdout: bytes) -> dict:
 
 
 def stream_ids(agent: str, stdout: bytes):
-    """(tool call ids in start order, session id) as the stream carries them."""
-    ids, session = [], None
+    """(tool call ids in start order, session id, ids of the calls that completed) as the
+    stream carries them."""
+    ids, session, done = [], None, set()
     for raw in stdout.splitlines():
         try:
             ev = json.loads(raw)
@@ -334,29 +349,40 @@ def stream_ids(agent: str, stdout: bytes):
             continue
         if not isinstance(ev, dict):
             continue
+        t = ev.get("type", "")
         if agent in ("claude", "qwen"):
             session = session or ev.get("session_id")
-            if ev.get("type") == "assistant" and not ev.get("parent_tool_use_id"):
-                for block in (ev.get("message") or {}).get("content") or []:
-                    if block.get("type") == "tool_use" and block.get("id") not in ids:
-                        ids.append(block.get("id"))
+            if ev.get("parent_tool_use_id") or t not in ("assistant", "user"):
+                continue
+            for block in (ev.get("message") or {}).get("content") or []:
+                if not isinstance(block, dict):
+                    continue
+                if t == "assistant" and block.get("type") == "tool_use" and block.get("id") not in ids:
+                    ids.append(block.get("id"))
+                elif t == "user" and block.get("type") == "tool_result":
+                    done.add(block.get("tool_use_id"))
         elif agent == "codex":
             session = session or ev.get("thread_id")
             item = ev.get("item") or {}
-            if ev.get("type", "").startswith("item.") and item.get("type") == "command_execution":
+            if t.startswith("item.") and item.get("type") == "command_execution":
                 # a duplicate "id" key (web_search) keeps the last value in Python: not used here
                 if item.get("id") not in ids:
                     ids.append(item.get("id"))
+                if t == "item.completed":
+                    done.add(item.get("id"))
         elif agent == "gemini":
             session = session or ev.get("session_id")
-            if ev.get("type") == "tool_use" and ev.get("tool_id") not in ids:
+            if t == "tool_use" and ev.get("tool_id") not in ids:
                 ids.append(ev.get("tool_id"))
+            elif t == "tool_result":
+                done.add(ev.get("tool_id"))
         elif agent == "opencode":
             session = session or ev.get("sessionID")
             part = ev.get("part") or {}
-            if ev.get("type") == "tool_use" and part.get("callID") not in ids:
+            if t == "tool_use" and part.get("callID") not in ids:
                 ids.append(part.get("callID"))
-    return ids, session
+                done.add(part.get("callID"))
+    return ids, session, done
 
 
 def main():

@@ -197,6 +197,9 @@ class Handler(BaseHTTPRequestHandler):
             getattr(self, "send_" + wire)(req, reply, agent, scen)
         except OSError:  # the CLI went away (killed): nothing to do
             self.close_connection = True
+            return
+        if reply.calls:  # the recorder kills `midtool` runs once their tool runs
+            log(event="tools", agent=agent, scenario=scen.name, run=self.run_id, t=time.time())
 
     def error_body(self, wire, status):
         message = {500: "Internal server error (mock)", 400: "Bad request (mock)"}.get(

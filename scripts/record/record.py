@@ -73,18 +73,43 @@ def in_netns():
     os.execvpe("unshare", ["unshare", "-n", "--", sys.executable, *sys.argv], env)
 
 
+def leftovers(marker: str, wait: float = 2.0) -> list[str]:
+    """Processes that still carry the run's marker in their environment (after giving
+    the ones just killed a moment to go)."""
+    deadline = time.time() + wait
+    while True:
+        left = find_marked(marker)
+        if not left or time.time() > deadline:
+            return left
+        time.sleep(0.1)
+
+
+def find_marked(marker: str) -> list[str]:
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+            if f"CS_E2E_RUN={marker}".encode() in env:
+                cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ")
+                left.append(f"{pid} {cmd[:60].decode(errors='replace')}")
+        except OSError:
+            pass
+    return left
+
+
 def status_of(rc: int) -> int:
     return 128 - rc if rc < 0 else rc  # killed by signal N: 128 + N, as a shell says
 
 
-def wait_for_stall(log_path, run_id, proc, timeout):
+def wait_for_stall(log_path, run_id, proc, timeout, event="stall"):
+    """Waits until the mock logs `event` (a stall, or tool calls sent) for this run."""
     deadline = time.time() + timeout
     while time.time() < deadline and proc.poll() is None:
         try:
             with open(log_path) as f:
                 for line in f:
                     ev = json.loads(line)
-                    if ev.get("event") == "stall" and ev.get("run") == run_id:
+                    if ev.get("event") == event and ev.get("run") == run_id:
                         return True
         except OSError:
             pass
@@ -120,10 +145,11 @@ def record_one(agent, scen, variant, out_dir, version, latest, log_path, lines=N
         proc = subprocess.Popen(setup["argv"], env=setup["env"], cwd=setup["cwd"],
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                 start_new_session=True)  # a process group to kill
-        if scenarios.SCENARIOS[scen].turns[0].stall_after is not None:
-            run_id = f"{agent}-{name}"
-            if wait_for_stall(log_path, run_id, proc, 60):
-                time.sleep(1.0)  # let the deltas already sent reach stdout
+        if scenarios.SCENARIOS[scen].status == "no_result":
+            # killed: mid-answer (the mock stalls) or mid-tool (the command sleeps)
+            event = "stall" if scenarios.SCENARIOS[scen].turns[0].stall_after is not None else "tools"
+            if wait_for_stall(log_path, f"{agent}-{name}", proc, 60, event):
+                time.sleep(2.0)  # let what was sent reach stdout, the tool start
             kill_group(proc)  # SIGTERM to the whole group, as Ctrl-C or a CI timeout would
         else:
             try:
@@ -142,6 +168,14 @@ def record_one(agent, scen, variant, out_dir, version, latest, log_path, lines=N
     # A cheap sanity check of the recording against the script (not of cursor-stream):
     # every scripted call shows up in the stream, and the CLI's status agrees in kind.
     seen = len(agents.stream_ids(agent, stdout)[0])
+    left = leftovers(setup["env"]["CS_E2E_RUN"])
+    if left:  # escaped the group (a session of its own): note it, and stop it
+        print(f"note: {agent} {name}: left behind after the group was killed: {left}", file=sys.stderr)
+        for pid in left:
+            try:
+                os.kill(int(pid.split()[0]), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
     scripted = len(exp["runs"][0]["tools"])
     if seen != scripted:
         print(f"warning: {agent} {name}: {seen} tool calls in the stream, {scripted} scripted",
@@ -202,7 +236,11 @@ def record(args):
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(record_one, *j) for j in jobs]
         for fut in concurrent.futures.as_completed(futures):
-            r = fut.result()
+            try:
+                r = fut.result()
+            except Exception as e:  # one broken run must not lose the others
+                print(f"error: {e!r}", file=sys.stderr)
+                continue
             results.append(r)
             print(f"{r['agent']:9} {r['run']:22} status {r['status']:>3}  {r['lines']:>4} lines "
                   f"{r['bytes']:>8} B  last {r['last']:28} {r['seconds']:>6} s", flush=True)
@@ -210,9 +248,6 @@ def record(args):
     mock.wait()
     with open(os.path.join(logs, "last-record.json"), "w") as f:
         json.dump(sorted(results, key=lambda r: (r["agent"], r["run"])), f, indent=1)
-    leftovers = subprocess.run(["pgrep", "-f", WORK], capture_output=True, text=True).stdout.split()
-    if leftovers:
-        print(f"warning: processes left behind: {leftovers}", file=sys.stderr)
 
 
 def main():

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 class Tool:
     kind: str  # "shell" or "read": mapped to each agent's own tool in mock.py
     arg: str  # the command, or the file name (relative to the project)
-    outcome: str = "success"  # success | rejected: what the CLI's permission setup will do
+    outcome: str = "success"  # success | rejected (by the CLI's permission setup) | pending
 
 
 @dataclass
@@ -116,6 +116,21 @@ SCENARIOS = {
             "killed",
             "Count slowly.",
             [Turn(text=COUNT + ["never sent"], stall_after=len(COUNT), delay=0.05)],
+            status="no_result",
+        ),
+        # A slow command, and the recorder (or Ctrl-C in the run suite) kills the CLI's group
+        # while it runs: the call never completes, and nothing it started may be left.
+        Scenario(
+            "midtool",
+            "Run a slow command.",
+            [
+                # not a plain `sleep`: Claude Code refuses a standalone sleep
+                Turn(
+                    text=_words("Waiting a while."),
+                    tools=[Tool("shell", "python3 -c 'import time; time.sleep(30)'", outcome="pending")],
+                ),
+                Turn(text=_words("Done waiting.")),
+            ],
             status="no_result",
         ),
     ]
