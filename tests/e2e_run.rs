@@ -571,7 +571,14 @@ fn ctrl_c_mid_tool(name: &str) {
     let mock = Mock::start(a.dir.path());
     let child = a.start(&["--view", "text"]);
     mock.wait_for("tools", &a.run, Duration::from_secs(60));
-    sleep(Duration::from_secs(2)); // the command has started
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !a.leftovers().iter().any(|p| p.contains("time.sleep(30)")) {
+        assert!(
+            Instant::now() < deadline,
+            "{name}: the command never started"
+        );
+        sleep(Duration::from_millis(100));
+    }
     let pgid = the_agent(child.id());
     kill("-INT", &child.id().to_string());
     let ran = a.wait(child, Duration::from_secs(30));
