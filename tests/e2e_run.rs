@@ -732,6 +732,15 @@ fn replay_recordings() {
     );
 }
 
+/// The statuses that mean a permission rule, the user or a hook refused the call.
+const REJECTED: [&str; 5] = [
+    "rejected",
+    "permissionDenied",
+    "permission_denied",
+    "policy_violation",
+    "declined",
+];
+
 fn replay(stdout: &Path, expect: &Value) -> Result<(), String> {
     let view = |args: &[&str]| {
         let out = Command::new(bin())
@@ -796,8 +805,9 @@ fn replay(stdout: &Path, expect: &Value) -> Result<(), String> {
         let class_ok = match w["class"].as_str() {
             Some("success") => status == "success",
             Some("pending") => status == "pending",
-            Some("rejected") => status == "rejected",
-            _ => !["success", "pending", "rejected"].contains(&status),
+            // `rejected`, or the agent's own kind of refusal (expect-schema.md's list)
+            Some("rejected") => REJECTED.contains(&status),
+            _ => !["success", "pending"].contains(&status) && !REJECTED.contains(&status),
         };
         if g["call_id"] != w["call_id"] || g["tool"] != w["tool"] || !class_ok {
             return Err(format!("`tools --json` gave {g}, want {w}"));
