@@ -230,10 +230,18 @@ def record(args):
                     big = os.path.join(agents.REPO, "target", "e2e", "big")
                     jobs.append((agent, scen, variant, big, vers[agent], latest, log_path,
                                  agents.BIG_LINES_LIVE))
+    try:
+        run_jobs(jobs, args.jobs, logs)
+    finally:  # whatever happened, the mock goes
+        mock.terminate()
+        mock.wait()
+
+
+def run_jobs(jobs, n, logs):
     results = []
     # Slow runs (retries) first, so that the pool ends together.
     jobs.sort(key=lambda j: j[1] not in ("fail", "killed"))
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+    with concurrent.futures.ThreadPoolExecutor(n) as pool:
         futures = [pool.submit(record_one, *j) for j in jobs]
         for fut in concurrent.futures.as_completed(futures):
             try:
@@ -244,8 +252,6 @@ def record(args):
             results.append(r)
             print(f"{r['agent']:9} {r['run']:22} status {r['status']:>3}  {r['lines']:>4} lines "
                   f"{r['bytes']:>8} B  last {r['last']:28} {r['seconds']:>6} s", flush=True)
-    mock.terminate()
-    mock.wait()
     with open(os.path.join(logs, "last-record.json"), "w") as f:
         json.dump(sorted(results, key=lambda r: (r["agent"], r["run"])), f, indent=1)
 
