@@ -8,6 +8,12 @@
 //! arrived and the agent has not exited within the grace period, when it has printed
 //! nothing for the idle timeout, or when the user presses Ctrl-C. The agent's stderr is
 //! passed through, and the usual failures get a one-line hint for that agent.
+//!
+//! A process group is not enough: Claude's hooks and the shell commands of Gemini and
+//! OpenCode start sessions of their own, and would outlive the agent holding its stdout
+//! open. On Linux `run` makes itself the subreaper of everything the agent starts, so
+//! orphans stay its descendants, and every signal goes to the group and to each
+//! descendant found in `/proc`.
 
 use std::ffi::OsString;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -18,7 +24,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use rustix::process::{Pid, Signal, kill_process_group};
+use rustix::process::{Pid, Signal, kill_process, kill_process_group};
 
 use crate::agent::event::Agent;
 use crate::exit::ExitStatus;
@@ -51,6 +57,8 @@ pub struct Watch {
     timed_out: AtomicBool,
     interrupted: AtomicBool,
     stopped_after_result: AtomicBool,
+    /// The agent had exited, but what it left behind still held its output.
+    stopped_leftovers: AtomicBool,
 }
 
 impl Watch {
@@ -88,6 +96,10 @@ impl Supervised {
             .map(|a| a.to_string_lossy())
             .collect::<Vec<_>>()
             .join(" ");
+        // Orphans of the agent are re-parented to us, not to init, so that they can be
+        // found and stopped (Linux only; elsewhere the process group has to do).
+        #[cfg(target_os = "linux")]
+        let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
         let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::inherit())
@@ -164,7 +176,7 @@ impl Supervised {
             }
             thread::sleep(TICK);
         }
-        let _ = kill_process_group(self.pgid, Signal::KILL);
+        signal_all(self.pgid, Signal::KILL);
     }
 
     /// Waits for the agent to exit, after its stdout ended; gives the status `run` exits
@@ -175,8 +187,9 @@ impl Supervised {
             child.wait()
         };
         self.watch.exited.store(true, Ordering::Relaxed);
-        // Anything the agent left behind in its group goes too.
-        let _ = kill_process_group(self.pgid, Signal::KILL);
+        // Anything the agent left behind goes too.
+        signal_all(self.pgid, Signal::KILL);
+        reap_descendants();
         if let Some(watchdog) = self.watchdog.take() {
             let _ = watchdog.join();
         }
@@ -190,6 +203,12 @@ impl Supervised {
             let _ = writeln!(err, "cursor-stream: hint: {hint}");
         }
         let watch = &self.watch;
+        if watch.stopped_leftovers.load(Ordering::Relaxed) {
+            let _ = writeln!(
+                err,
+                "cursor-stream: note: the agent had exited, but processes it started still held its output: stopped"
+            );
+        }
         if watch.interrupted.load(Ordering::Relaxed) {
             let _ = writeln!(err, "cursor-stream: interrupted: the agent was stopped");
             return ExitStatus::INTERRUPTED;
@@ -352,30 +371,113 @@ pub fn hint_for(agent: Option<Agent>, message: &str) -> Option<&'static str> {
 }
 
 fn stop(pgid: Pid) {
-    let _ = kill_process_group(pgid, Signal::TERM);
+    signal_all(pgid, Signal::TERM);
+}
+
+/// Sends `signal` to the agent's process group and to every other descendant of ours
+/// (those that started a session of their own).
+fn signal_all(pgid: Pid, signal: Signal) {
+    let _ = kill_process_group(pgid, signal);
+    for pid in descendants() {
+        let _ = kill_process(pid, signal);
+    }
+}
+
+/// Our living descendants, from the parent of each process in `/proc` (empty elsewhere);
+/// zombies are left out, they are gone but for their exit status.
+fn descendants() -> Vec<Pid> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let parents: Vec<(i32, i32)> = entries
+        .filter_map(|e| {
+            let pid: i32 = e.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+            let (state, parent) = state_and_parent(&stat)?;
+            (state != b'Z').then_some((pid, parent))
+        })
+        .collect();
+    let mut found = vec![rustix::process::getpid().as_raw_nonzero().get()];
+    let mut next = 0;
+    while next < found.len() {
+        let parent = found[next];
+        found.extend(
+            parents
+                .iter()
+                .filter(|&&(pid, ppid)| ppid == parent && !found.contains(&pid))
+                .map(|&(pid, _)| pid)
+                .collect::<Vec<_>>(),
+        );
+        next += 1;
+    }
+    found
+        .into_iter()
+        .skip(1)
+        .filter_map(Pid::from_raw)
+        .collect()
+}
+
+/// The state and parent pid in `/proc/<pid>/stat`: the two fields after the command,
+/// which is in parentheses and may itself hold spaces and parentheses.
+fn state_and_parent(stat: &[u8]) -> Option<(u8, i32)> {
+    let after = &stat[memchr::memrchr(b')', stat)? + 1..];
+    let mut fields = after.split(|&b| b == b' ').filter(|f| !f.is_empty());
+    let state = *fields.next()?.first()?;
+    let parent = std::str::from_utf8(fields.next()?).ok()?.parse().ok()?;
+    Some((state, parent))
+}
+
+/// Waits briefly for the killed descendants to be gone and reaps those re-parented to us,
+/// so that none outlives `run`.
+fn reap_descendants() {
+    let deadline = Instant::now() + KILL_AFTER;
+    loop {
+        while let Ok(Some(_)) = rustix::process::wait(rustix::process::WaitOptions::NOHANG) {}
+        if descendants().is_empty() || Instant::now() >= deadline {
+            return;
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
 }
 
 fn watchdog(child: &Mutex<Child>, pgid: Pid, watch: &Watch, opts: &RunOptions) {
     let mut term_sent_at: Option<Instant> = None;
+    // When the agent itself exited; its output may still be held open by what it started.
+    let mut agent_exited_ms: Option<u64> = None;
     loop {
         thread::sleep(TICK);
         if watch.exited.load(Ordering::Relaxed) {
             return;
         }
-        let exited = child
-            .try_lock()
-            .map(|mut c| matches!(c.try_wait(), Ok(Some(_))))
-            .unwrap_or(false);
-        if exited {
-            return;
+        let now = watch.now_ms();
+        if agent_exited_ms.is_none()
+            && child
+                .try_lock()
+                .is_ok_and(|mut c| matches!(c.try_wait(), Ok(Some(_))))
+        {
+            agent_exited_ms = Some(now);
         }
         if let Some(at) = term_sent_at {
             if at.elapsed() >= KILL_AFTER {
-                let _ = kill_process_group(pgid, Signal::KILL);
+                signal_all(pgid, Signal::KILL);
             }
             continue;
         }
-        let now = watch.now_ms();
+        if watch.interrupted.load(Ordering::Relaxed) {
+            term_sent_at = Some(Instant::now());
+            continue;
+        }
+        let grace = opts.grace.as_millis() as u64;
+        // The agent is gone and its stdout still open: whatever holds it gets the same
+        // grace as an agent lingering after its result.
+        if let Some(at) = agent_exited_ms {
+            if now.saturating_sub(at) >= grace {
+                watch.stopped_leftovers.store(true, Ordering::Relaxed);
+                stop(pgid);
+                term_sent_at = Some(Instant::now());
+            }
+            continue;
+        }
         if !watch.result_seen.load(Ordering::Relaxed) {
             // The run went on after all (OpenCode): the grace starts again at the next end.
             watch.result_ms.store(0, Ordering::Relaxed);
@@ -387,7 +489,7 @@ fn watchdog(child: &Mutex<Child>, pgid: Pid, watch: &Watch, opts: &RunOptions) {
                 }
                 at => at,
             };
-            if now.saturating_sub(at) >= opts.grace.as_millis() as u64 {
+            if now.saturating_sub(at) >= grace {
                 watch.stopped_after_result.store(true, Ordering::Relaxed);
                 stop(pgid);
                 term_sent_at = Some(Instant::now());
@@ -407,15 +509,21 @@ fn watchdog(child: &Mutex<Child>, pgid: Pid, watch: &Watch, opts: &RunOptions) {
                 term_sent_at = Some(Instant::now());
             }
         }
-        if watch.interrupted.load(Ordering::Relaxed) && term_sent_at.is_none() {
-            term_sent_at = Some(Instant::now());
-        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn state_and_parent_read_past_a_command_with_parentheses_and_spaces() {
+        let stat = b"4242 (node (a) b) S 4200 4242 4242 0 -1 4194560";
+        assert_eq!(state_and_parent(stat), Some((b'S', 4200)));
+        assert_eq!(state_and_parent(b"7 (sleep) Z 1 7 7"), Some((b'Z', 1)));
+        assert_eq!(state_and_parent(b"7 (sleep"), None);
+        assert_eq!(state_and_parent(b"7 (x) R"), None);
+    }
 
     #[test]
     fn hints_for_the_usual_failures() {

@@ -190,7 +190,12 @@ pub fn check_case(case: &Case) -> Vec<String> {
         .filter_map(|r| r["final"].as_str())
         .map(|f| format!("{f}\n"))
         .collect();
-    if result != expected {
+    // A run whose text the CLI made up (`answer_pieces: null`) and whose final answer the
+    // scenario could not script (`final: null`) is not checked here.
+    let unscripted = runs
+        .iter()
+        .any(|r| r["answer_pieces"].is_null() && r["final"].is_null());
+    if result != expected && !unscripted {
         problems.push(format!(
             "result:\n  got      {result:?}\n  expected {expected:?}"
         ));

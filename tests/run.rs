@@ -1,7 +1,7 @@
 //! `cursor-stream run` with the small fake agents in `tests/fake-agents/`: one that hangs
 //! after its result, one killed before it, one that goes silent, one that fails with an
 //! error on stderr. Each test checks the exit status, the timing, and that no process the
-//! agent started is left behind.
+//! agent started is left behind, even one in a session of its own.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -120,6 +120,31 @@ fn an_agent_that_hangs_after_its_result_is_stopped_after_the_grace() {
     );
     let pids = pids(&pidfile);
     assert_eq!(pids.len(), 2, "the agent and the child it left");
+    assert_all_gone(&pids);
+}
+
+#[test]
+fn a_command_the_agent_started_in_a_session_of_its_own_is_stopped_too() {
+    // Out of the agent's process group and holding its stdout open: without `run` finding
+    // it, the stream would never end.
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pids");
+    let ran = run(
+        &["--grace", "1s", "--view", "result"],
+        &[
+            &agent("leaves-a-session.sh"),
+            &fixture("nopartial.ndjson"),
+            &pidfile,
+        ],
+    );
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert!(
+        ran.took < Duration::from_millis(2500),
+        "took {:?}",
+        ran.took
+    );
+    let pids = pids(&pidfile);
+    assert_eq!(pids.len(), 1, "the command in its own session");
     assert_all_gone(&pids);
 }
 
