@@ -131,8 +131,9 @@ while os.path.exists(os.path.join(results, f"{i}-job")):
         row += f" {jaq:.1f} s | {jaq / ours:.0f}× |"
     row += f" {wc / ours:.2f} |"
     base = os.path.join(results, f"{i}-base.json")
-    if have_base and os.path.exists(base):
-        row += f" {mean(base):.2f} s |"
+    if have_base:
+        # An older build may not read every agent: no figure then.
+        row += f" {mean(base):.2f} s |" if os.path.exists(base) else " — |"
     print(row)
     i += 1
 log = glob.glob(os.path.join(results, "..", f"log-{size}.ndjson"))[0]

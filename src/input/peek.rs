@@ -26,6 +26,8 @@ macro_rules! wire_names {
         /// Every agent's `type` names, the frequent ones first (the fast peek tries them in
         /// this order).
         const NAMES: &[&str] = &[$($name),*];
+        /// What a line of each name is counted as when it cannot be read.
+        const UNREADABLE: &[&str] = &[$(concat!("unreadable ", $name, " events")),*];
 
         #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
         #[repr(u8)]
@@ -95,6 +97,13 @@ impl NameId {
 
     const fn bit(self) -> u64 {
         1 << self.0
+    }
+
+    /// The name as on the wire, and what an unreadable line of it counts as; `None` for
+    /// [`OTHER`](Self::OTHER).
+    pub fn names(self) -> Option<(&'static str, &'static str)> {
+        let i = usize::from(self.0);
+        Some((NAMES.get(i)?, UNREADABLE.get(i)?))
     }
 
     pub const fn index(self) -> u8 {

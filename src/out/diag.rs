@@ -35,6 +35,16 @@ pub struct Reading {
     pub kind: &'static str,
 }
 
+impl Reading {
+    /// The reading of a line by its type name (`event` for a name not in the table).
+    pub(crate) fn of(name: crate::input::peek::NameId) -> Reading {
+        match name.names() {
+            Some((event, kind)) => Reading { event, kind },
+            None => reading!("event"),
+        }
+    }
+}
+
 /// `reading!("assistant")` is the [`Reading`] of `assistant` events.
 macro_rules! reading {
     ($event:literal) => {

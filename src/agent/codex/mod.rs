@@ -44,7 +44,7 @@ use super::{Class, RawLine, Sink};
 use crate::input::json::{EachElement, KeyIn, MaybeStr, OptStr};
 use crate::input::lenient::{Count, Num};
 use crate::input::peek::{Head, NameId};
-use crate::out::diag::reading;
+use crate::out::diag::{Reading, reading};
 use crate::runs::Outcome;
 
 pub(crate) fn classify(name: NameId) -> Class {
@@ -242,15 +242,7 @@ impl Codex {
         let ev: Line = match serde_json::from_slice(line.bytes) {
             Ok(ev) => ev,
             Err(e) => {
-                let what = match head.name {
-                    NameId::ITEM_STARTED => reading!("item.started"),
-                    NameId::ITEM_UPDATED => reading!("item.updated"),
-                    NameId::ITEM_COMPLETED => reading!("item.completed"),
-                    NameId::TURN_COMPLETED => reading!("turn.completed"),
-                    NameId::TURN_FAILED => reading!("turn.failed"),
-                    _ => reading!("thread.started"),
-                };
-                sink.unreadable(what, line.bytes, &e)?;
+                sink.unreadable(Reading::of(head.name), line.bytes, &e)?;
                 if matches!(head.name, NameId::TURN_COMPLETED | NameId::TURN_FAILED) {
                     sink.ensure_run(Agent::Codex)?;
                     self.reset();

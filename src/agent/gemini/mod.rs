@@ -35,7 +35,7 @@ use super::{Class, RawLine, Sink};
 use crate::input::json::{MaybeStr, rfc3339_ms};
 use crate::input::lenient::Num;
 use crate::input::peek::{Head, NameId};
-use crate::out::diag::reading;
+use crate::out::diag::Reading;
 use crate::runs::Outcome;
 
 pub(crate) fn classify(name: NameId) -> Class {
@@ -135,14 +135,7 @@ impl Gemini {
         head: &Head,
         sink: &mut S,
     ) -> anyhow::Result<()> {
-        let what = match head.name {
-            NameId::INIT => reading!("init"),
-            NameId::MESSAGE => reading!("message"),
-            NameId::TOOL_USE => reading!("tool_use"),
-            NameId::TOOL_RESULT => reading!("tool_result"),
-            NameId::ERROR => reading!("error"),
-            _ => reading!("result"),
-        };
+        let what = Reading::of(head.name);
         let ev: Line = match serde_json::from_slice(line.bytes) {
             Ok(ev) => ev,
             Err(e) if head.name == NameId::RESULT => {

@@ -36,7 +36,7 @@ use super::{Class, RawLine, Sink};
 use crate::input::json::MaybeStr;
 use crate::input::lenient::Num;
 use crate::input::peek::{Head, NameId};
-use crate::out::diag::reading;
+use crate::out::diag::Reading;
 use crate::runs::Outcome;
 
 pub(crate) fn classify(name: NameId) -> Class {
@@ -203,14 +203,7 @@ impl OpenCode {
         let ev: Line = match serde_json::from_slice(line.bytes) {
             Ok(ev) => ev,
             Err(e) => {
-                let what = match head.name {
-                    NameId::STEP_START => reading!("step_start"),
-                    NameId::STEP_FINISH => reading!("step_finish"),
-                    NameId::TEXT => reading!("text"),
-                    NameId::TOOL_USE => reading!("tool_use"),
-                    _ => reading!("error"),
-                };
-                return sink.unreadable(what, line.bytes, &e);
+                return sink.unreadable(Reading::of(head.name), line.bytes, &e);
             }
         };
         self.enter(ev.session.as_deref(), sink)?;
