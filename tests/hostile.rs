@@ -279,6 +279,59 @@ fn fields_of_the_wrong_type_are_reported_or_taken_as_absent() {
     );
 }
 
+#[test]
+fn a_usage_or_error_block_of_another_type_loses_that_field_not_the_terminal_event() {
+    // Each agent's terminal event, its usage (or stats, or error) a string or a list: the
+    // run still ends as the event says, with no usage.
+    let cases: [(&str, &str, i32); 5] = [
+        (
+            "codex",
+            "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n\
+             {\"type\":\"item.completed\",\"item\":{\"id\":\"i\",\"type\":\"agent_message\",\"text\":\"hi\"}}\n\
+             {\"type\":\"turn.completed\",\"usage\":\"n/a\"}\n",
+            0,
+        ),
+        (
+            "codex",
+            "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n\
+             {\"type\":\"turn.failed\",\"error\":\"quota\"}\n",
+            1,
+        ),
+        (
+            "claude",
+            "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",\"model\":\"m\",\"tools\":[]}\n\
+             {\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"hi\",\"session_id\":\"s\",\"usage\":[1]}\n",
+            0,
+        ),
+        (
+            "gemini",
+            "{\"type\":\"init\",\"session_id\":\"s\",\"model\":\"m\"}\n\
+             {\"type\":\"message\",\"role\":\"assistant\",\"content\":\"hi\",\"delta\":true}\n\
+             {\"type\":\"result\",\"status\":\"success\",\"stats\":\"n/a\"}\n",
+            0,
+        ),
+        (
+            "opencode",
+            "{\"type\":\"step_start\",\"sessionID\":\"ses_1\",\"part\":{\"type\":\"step-start\"}}\n\
+             {\"type\":\"text\",\"sessionID\":\"ses_1\",\"part\":{\"type\":\"text\",\"text\":\"hi\"}}\n\
+             {\"type\":\"step_finish\",\"sessionID\":\"ses_1\",\"part\":{\"type\":\"step-finish\",\"reason\":\"stop\",\"tokens\":\"n/a\"}}\n",
+            0,
+        ),
+    ];
+    for (agent, input, status) in cases {
+        let (code, out, err) = stderr_of(&["result"], input.as_bytes().to_vec());
+        assert_eq!(code, status, "{agent}: {out}{err}");
+        assert!(!err.contains("unreadable"), "{agent}: {err}");
+        let (_, out, err) = stderr_of(&["stats", "--json"], input.as_bytes().to_vec());
+        assert!(!err.contains("unreadable"), "{agent}: {err}");
+        assert!(
+            out.contains(&format!("\"agent\":\"{agent}\"")),
+            "{agent}: {out}"
+        );
+        assert!(out.contains("\"usage\":null"), "{agent}: {out}");
+    }
+}
+
 /// Peak memory of a run, as the binary reports it with `CURSOR_STREAM_PEAK_MEMORY`.
 fn peak_kib(args: &[&str], input: &Path) -> u64 {
     let out = Command::new(BIN)

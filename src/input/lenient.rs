@@ -62,6 +62,26 @@ impl<'de> Deserialize<'de> for Flag {
     }
 }
 
+/// An object read as `T`; `None` for any other JSON value, so that a usage block or an
+/// error that became a string (or `null`, or a list) loses that field, not the event.
+#[derive(Debug, Clone)]
+pub struct Object<T>(pub Option<T>);
+
+impl<T> Default for Object<T> {
+    fn default() -> Self {
+        Object(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Object<T>, D::Error> {
+        use serde::de::DeserializeSeed;
+        crate::input::json::ObjectOnly::<T>::new()
+            .deserialize(d)
+            .map(Object)
+    }
+}
+
 /// A count: a number, or the length of an array.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Count(pub Option<u64>);

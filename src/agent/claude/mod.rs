@@ -428,7 +428,7 @@ impl Claude {
             outcome,
             final_text: text.map(str::as_bytes),
             answer: AnswerCheck::Unchecked,
-            usage: ev.usage.as_ref().map(|u| Usage {
+            usage: ev.usage.0.as_ref().map(|u| Usage {
                 input: u.input_tokens.as_u64().unwrap_or(0),
                 output: u.output_tokens.as_u64().unwrap_or(0),
                 cache_read: u.cache_read_input_tokens.as_u64().unwrap_or(0),

@@ -23,7 +23,7 @@ use crate::input::json::{
     AppendStr, AppendText, EachElement, KeyIn, MaybeStr, OptStr, append_escaped, is_string_text,
     plain_value, string_body,
 };
-use crate::input::lenient::{Flag, Num};
+use crate::input::lenient::{Flag, Num, Object};
 use crate::input::peek::fast_paths;
 
 #[derive(Deserialize, Default)]
@@ -589,12 +589,12 @@ pub(super) struct ResultLine<'a> {
     #[serde(default)]
     pub total_cost_usd: Num,
     #[serde(default)]
-    pub usage: Option<ResultUsage>,
+    pub usage: Object<ResultUsage>,
     /// Error subtypes' messages (2.1.x); Qwen's `error.message`.
     #[serde(borrow, default)]
     errors: Option<Vec<MaybeStr<'a>>>,
     #[serde(borrow, default)]
-    error: Option<ErrorObject<'a>>,
+    error: Object<ErrorObject<'a>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -626,7 +626,7 @@ impl ResultLine<'_> {
             .iter()
             .flatten()
             .find_map(|e| e.as_deref())
-            .or_else(|| self.error.as_ref()?.message.as_deref())
+            .or_else(|| self.error.0.as_ref()?.message.as_deref())
     }
 }
 

@@ -27,7 +27,7 @@ use crate::agent::event::{
 };
 use crate::agent::{RawLine, Sink};
 use crate::input::json::MaybeStr;
-use crate::input::lenient::{Flag, Num};
+use crate::input::lenient::{Flag, Num, Object};
 use crate::runs::Outcome;
 
 #[derive(Deserialize)]
@@ -73,7 +73,7 @@ struct Msg<'a> {
     #[serde(borrow, default)]
     result: Option<&'a RawValue>,
     #[serde(default)]
-    info: Option<TokenInfo>,
+    info: Object<TokenInfo>,
 }
 
 #[derive(Deserialize)]
@@ -88,7 +88,7 @@ struct Invocation<'a> {
 #[derive(Deserialize, Default)]
 struct TokenInfo {
     #[serde(default)]
-    total_token_usage: Option<TurnUsage>,
+    total_token_usage: Object<TurnUsage>,
 }
 
 /// Reads a legacy line; `false` when it is not one (it stays a bad line).
@@ -230,7 +230,7 @@ fn event<S: Sink>(
             struct Flat {
                 msg: TurnUsage,
             }
-            let usage = match msg.info.and_then(|i| i.total_token_usage) {
+            let usage = match msg.info.0.and_then(|i| i.total_token_usage.0) {
                 Some(total) => Some(total),
                 None => serde_json::from_slice::<Flat>(line.bytes)
                     .ok()

@@ -42,7 +42,7 @@ use super::event::{
 use super::tools::kind_of;
 use super::{Class, RawLine, Sink};
 use crate::input::json::{EachElement, KeyIn, MaybeStr, OptStr};
-use crate::input::lenient::{Count, Num};
+use crate::input::lenient::{Count, Num, Object};
 use crate::input::peek::{Head, NameId};
 use crate::out::diag::{Reading, reading};
 use crate::runs::Outcome;
@@ -88,9 +88,9 @@ struct Line<'a> {
     #[serde(borrow, default)]
     session_id: MaybeStr<'a>,
     #[serde(default)]
-    usage: Option<TurnUsage>,
+    usage: Object<TurnUsage>,
     #[serde(borrow, default)]
-    error: Option<ErrorObject<'a>>,
+    error: Object<ErrorObject<'a>>,
     #[serde(borrow, default)]
     message: MaybeStr<'a>,
 }
@@ -274,7 +274,7 @@ impl Codex {
                 let outcome = if completed {
                     Outcome::Succeeded
                 } else {
-                    let message = ev.error.as_ref().and_then(|e| e.message.as_deref());
+                    let message = ev.error.0.as_ref().and_then(|e| e.message.as_deref());
                     Outcome::Failed {
                         reason: format!("turn.failed: {}", message.unwrap_or("no message")),
                     }
@@ -287,7 +287,7 @@ impl Codex {
                     outcome,
                     final_text,
                     answer: AnswerCheck::Unchecked,
-                    usage: ev.usage.as_ref().map(TurnUsage::usage),
+                    usage: ev.usage.0.as_ref().map(TurnUsage::usage),
                     duration_ms: None,
                     native_json: None,
                 });

@@ -33,7 +33,7 @@ use super::event::{
 use super::tools;
 use super::{Class, RawLine, Sink};
 use crate::input::json::{MaybeStr, rfc3339_ms};
-use crate::input::lenient::Num;
+use crate::input::lenient::{Num, Object};
 use crate::input::peek::{Head, NameId};
 use crate::out::diag::Reading;
 use crate::runs::Outcome;
@@ -91,7 +91,7 @@ struct Line<'a> {
     #[serde(borrow, default)]
     message: MaybeStr<'a>,
     #[serde(default)]
-    stats: Option<Stats>,
+    stats: Object<Stats>,
 }
 
 #[derive(Deserialize, Default)]
@@ -251,7 +251,7 @@ impl Gemini {
                         }
                     }
                 };
-                let stats = ev.stats.unwrap_or_default();
+                let stats = ev.stats.0.unwrap_or_default();
                 let cached = stats.cached.as_u64().unwrap_or(0);
                 let usage = stats.input_tokens.as_u64().map(|input_tokens| Usage {
                     input: stats

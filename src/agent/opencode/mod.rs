@@ -34,7 +34,7 @@ use super::event::{
 use super::tools;
 use super::{Class, RawLine, Sink};
 use crate::input::json::MaybeStr;
-use crate::input::lenient::Num;
+use crate::input::lenient::{Num, Object};
 use crate::input::peek::{Head, NameId};
 use crate::out::diag::Reading;
 use crate::runs::Outcome;
@@ -75,9 +75,9 @@ struct Line<'a> {
     #[serde(rename = "sessionID", borrow, default)]
     session: MaybeStr<'a>,
     #[serde(borrow, default)]
-    part: Option<Part<'a>>,
+    part: Object<Part<'a>>,
     #[serde(borrow, default)]
-    error: Option<ErrorObject<'a>>,
+    error: Object<ErrorObject<'a>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -95,7 +95,7 @@ struct Part<'a> {
     call_id: MaybeStr<'a>,
     #[serde(borrow)]
     state: Option<State<'a>>,
-    tokens: Option<Tokens>,
+    tokens: Object<Tokens>,
     cost: Num,
 }
 
@@ -133,7 +133,7 @@ struct Tokens {
     input: Num,
     output: Num,
     reasoning: Num,
-    cache: Option<Cache>,
+    cache: Object<Cache>,
 }
 
 #[derive(Deserialize, Default)]
@@ -212,7 +212,7 @@ impl OpenCode {
             self.last_ms = Some(ms);
         }
         let wants = sink.wants();
-        let part = ev.part.unwrap_or_default();
+        let part = ev.part.0.unwrap_or_default();
         match head.name {
             NameId::STEP_START => {
                 if std::mem::take(&mut self.stopped) {
@@ -255,8 +255,8 @@ impl OpenCode {
                 Ok(())
             }
             NameId::STEP_FINISH => {
-                if let Some(tokens) = &part.tokens {
-                    let cache = tokens.cache.as_ref();
+                if let Some(tokens) = &part.tokens.0 {
+                    let cache = tokens.cache.0.as_ref();
                     let reasoning = tokens.reasoning.as_u64();
                     self.usage.get_or_insert_with(Usage::default).add(&Usage {
                         input: tokens.input.as_u64().unwrap_or(0),
@@ -275,7 +275,7 @@ impl OpenCode {
                 Ok(())
             }
             NameId::ERROR => {
-                let text = ev.error.unwrap_or_default().text();
+                let text = ev.error.0.unwrap_or_default().text();
                 if wants.has(Wants::NOTICES) {
                     sink.event(Event::Notice(&Notice {
                         kind: NoticeKind::Error,
