@@ -371,15 +371,24 @@ pub fn hint_for(agent: Option<Agent>, message: &str) -> Option<&'static str> {
 }
 
 fn stop(pgid: Pid) {
-    signal_all(pgid, Signal::TERM);
+    let _ = signal_all(pgid, Signal::TERM);
 }
 
 /// Sends `signal` to the agent's process group and to every other descendant of ours
 /// (those that started a session of their own).
-fn signal_all(pgid: Pid, signal: Signal) {
-    let _ = kill_process_group(pgid, signal);
-    for pid in descendants() {
+/// Whether any process was there to be signalled.
+fn signal_all(pgid: Pid, signal: Signal) -> bool {
+    let group = kill_process_group(pgid, signal).is_ok();
+    let found = descendants();
+    for &pid in &found {
         let _ = kill_process(pid, signal);
+    }
+    // Where `/proc` can be read, it knows better than the group (which may hold only
+    // zombies); elsewhere the group is all there is.
+    if cfg!(target_os = "linux") {
+        !found.is_empty()
+    } else {
+        group
     }
 }
 
@@ -444,6 +453,7 @@ fn watchdog(child: &Mutex<Child>, pgid: Pid, watch: &Watch, opts: &RunOptions) {
     let mut term_sent_at: Option<Instant> = None;
     // When the agent itself exited; its output may still be held open by what it started.
     let mut agent_exited_ms: Option<u64> = None;
+    let mut leftovers_looked_for = false;
     loop {
         thread::sleep(TICK);
         if watch.exited.load(Ordering::Relaxed) {
@@ -471,10 +481,13 @@ fn watchdog(child: &Mutex<Child>, pgid: Pid, watch: &Watch, opts: &RunOptions) {
         // The agent is gone and its stdout still open: whatever holds it gets the same
         // grace as an agent lingering after its result.
         if let Some(at) = agent_exited_ms {
-            if now.saturating_sub(at) >= grace {
-                watch.stopped_leftovers.store(true, Ordering::Relaxed);
-                stop(pgid);
-                term_sent_at = Some(Instant::now());
+            // Once: when nothing is left, the stream is only still being read (a slow view).
+            if !leftovers_looked_for && now.saturating_sub(at) >= grace {
+                leftovers_looked_for = true;
+                if signal_all(pgid, Signal::TERM) {
+                    watch.stopped_leftovers.store(true, Ordering::Relaxed);
+                    term_sent_at = Some(Instant::now());
+                }
             }
             continue;
         }

@@ -243,6 +243,52 @@ fn a_finished_agent_gives_the_views_status_at_once() {
 }
 
 #[test]
+fn an_agent_that_exited_while_our_output_waits_for_its_reader_leaves_nothing_to_stop() {
+    // The agent printed its whole run and exited, but our stdout is not read for a while:
+    // the grace passes with the stream still being written, and there is nothing to stop
+    // and nothing to say about it.
+    let dir = tempfile::tempdir().unwrap();
+    let stream = dir.path().join("big.ndjson");
+    let answer = "x".repeat(600_000);
+    std::fs::write(
+        &stream,
+        format!(
+            "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}}\n\
+             {{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{answer}\"}}]}},\"session_id\":\"s\"}}\n\
+             {{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"{answer}\",\"session_id\":\"s\"}}\n"
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(BIN)
+        .args(["run", "--grace", "0s", "--view", "text", "--"])
+        .arg(agent("finishes.sh"))
+        .arg(&stream)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0), "{err}");
+    assert_eq!(out.trim_end(), answer);
+    assert!(!err.contains("note"), "{err}");
+}
+
+#[test]
 fn a_command_that_cannot_start_is_127() {
     let ran = run(&[], &[Path::new("/no/such/agent")]);
     assert_eq!(ran.code, Some(127));
