@@ -628,46 +628,26 @@ fn e2e(test: &str, agent: &str, check: fn(&str)) {
     }
 }
 
-macro_rules! e2e_tests {
-    ($($agent:ident),*) => { $(
-        mod $agent {
+/// `mod <agent> { #[test] fn <check>() … }` for each check: the test's own name is what
+/// `in_netns` re-runs inside the namespace.
+macro_rules! e2e_checks {
+    ($agent:ident: $($check:ident),*) => {
+        mod $agent { $(
             #[test]
-            fn answers() {
-                super::e2e(concat!(stringify!($agent), "::answers"), stringify!($agent), super::answers);
-            }
-            #[test]
-            fn big_output() {
-                super::e2e(concat!(stringify!($agent), "::big_output"), stringify!($agent), super::big_output);
-            }
-            #[test]
-            fn fails() {
-                super::e2e(concat!(stringify!($agent), "::fails"), stringify!($agent), super::fails);
-            }
-            #[test]
-            fn killed() {
-                super::e2e(concat!(stringify!($agent), "::killed"), stringify!($agent), super::killed);
-            }
-            #[test]
-            fn idle_timeout() {
-                super::e2e(concat!(stringify!($agent), "::idle_timeout"), stringify!($agent), super::idle_timeout);
-            }
-            #[test]
-            fn ctrl_c() {
-                super::e2e(concat!(stringify!($agent), "::ctrl_c"), stringify!($agent), super::ctrl_c);
-            }
-            #[test]
-            fn ctrl_c_mid_tool() {
+            fn $check() {
                 super::e2e(
-                    concat!(stringify!($agent), "::ctrl_c_mid_tool"),
+                    concat!(stringify!($agent), "::", stringify!($check)),
                     stringify!($agent),
-                    super::ctrl_c_mid_tool,
+                    super::$check,
                 );
             }
-            #[test]
-            fn grace() {
-                super::e2e(concat!(stringify!($agent), "::grace"), stringify!($agent), super::grace);
-            }
-        }
+        )* }
+    };
+}
+
+macro_rules! e2e_tests {
+    ($($agent:ident),*) => { $(
+        e2e_checks!($agent: answers, big_output, fails, killed, idle_timeout, ctrl_c, ctrl_c_mid_tool, grace);
     )* };
 }
 

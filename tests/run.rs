@@ -143,6 +143,12 @@ fn a_command_the_agent_started_in_a_session_of_its_own_is_stopped_too() {
         "took {:?}",
         ran.took
     );
+    assert!(
+        ran.stderr
+            .contains("processes it started still held its output: stopped"),
+        "{}",
+        ran.stderr
+    );
     let pids = pids(&pidfile);
     assert_eq!(pids.len(), 1, "the command in its own session");
     assert_all_gone(&pids);
