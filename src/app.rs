@@ -86,6 +86,7 @@ pub(crate) fn with_view<W: WithView>(choice: &ViewChoice, w: W) -> W::Out {
         ViewChoice::Get(opts) => w.call(get::GetView::new(opts.clone())),
         ViewChoice::Stats(opts) => w.call(stats::StatsView::new(opts.clone())),
         ViewChoice::Check(opts) => w.call(check::CheckView::new(opts.clone())),
+        ViewChoice::Transcript(opts) => w.call(transcript::TranscriptView::new(opts.clone())),
     }
 }
 

@@ -199,6 +199,19 @@ Examples:
   cursor-stream stats --json logs/*.ndjson | jq -s 'map(.usage.output_tokens) | add'")]
     Stats(StatsArgs),
 
+    /// What a run did, to look at: GitHub Markdown (a CI step summary, a PR comment) or,
+    /// with --html, one self-contained page with a timeline of the tool calls.
+    #[command(after_help = "\
+Examples:
+  cursor-stream transcript run.ndjson >> \"$GITHUB_STEP_SUMMARY\"
+  cursor-stream transcript --html run.ndjson > run.html         opens offline, anywhere
+  agent -p \"…\" --output-format stream-json | cursor-stream transcript --html --tee run.ndjson > run.html
+
+Outputs are cut so that the Markdown stays under 1 MiB (GitHub's limit for a step summary)
+and the page opens at once; every cut says so, and --full keeps everything. Exit status as
+`result`: 0 success, 1 a run failed, 3 a run did not finish.")]
+    Transcript(TranscriptArgs),
+
     /// Validate a stream and report what is wrong, by line (exit 1 when anything is).
     #[command(after_help = "\
 Examples:
@@ -363,6 +376,20 @@ pub struct StatsArgs {
     /// One JSON object per run instead of the table.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TranscriptArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// One self-contained HTML page instead of Markdown.
+    #[arg(long)]
+    pub html: bool,
+
+    /// Keep everything: no output cut, no size limit.
+    #[arg(long)]
+    pub full: bool,
 }
 
 #[derive(Debug, Args)]

@@ -15,6 +15,7 @@ use crate::view::progress::ProgressOptions;
 use crate::view::stats::StatsOptions;
 use crate::view::text::TextOptions;
 use crate::view::tools::{CallFilter, ToolsOptions};
+use crate::view::transcript::TranscriptOptions;
 
 #[derive(Debug, Clone)]
 pub enum ViewChoice {
@@ -27,6 +28,7 @@ pub enum ViewChoice {
     Get(GetOptions),
     Stats(StatsOptions),
     Check(CheckOptions),
+    Transcript(TranscriptOptions),
 }
 
 /// Everything a run needs, decided once.
@@ -131,6 +133,13 @@ impl Config {
             ),
             Command::Stats(a) => (ViewChoice::Stats(StatsOptions { json: a.json }), a.input),
             Command::Check(a) => (ViewChoice::Check(CheckOptions { json: a.json }), a.input),
+            Command::Transcript(a) => (
+                ViewChoice::Transcript(TranscriptOptions {
+                    html: a.html,
+                    full: a.full,
+                }),
+                a.input,
+            ),
         };
         let out_is_terminal = std::io::stdout().is_terminal();
         let err_is_terminal = std::io::stderr().is_terminal();

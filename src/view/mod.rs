@@ -26,6 +26,7 @@ pub mod stats;
 pub mod text;
 pub(crate) mod thinking;
 pub mod tools;
+pub mod transcript;
 pub(crate) mod words;
 
 /// What views write through (the output streams, the input diagnostics) and what they

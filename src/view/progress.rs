@@ -133,19 +133,7 @@ impl ProgressView {
             ));
         }
         if let Some(usage) = &end.usage {
-            let mut tokens = vec![
-                format!("{} in", words::thousands(usage.input)),
-                format!("{} out", words::thousands(usage.output)),
-            ];
-            for (n, what) in [
-                (usage.cache_read, "cache read"),
-                (usage.cache_write, "cache write"),
-            ] {
-                if n > 0 {
-                    tokens.push(format!("{} {what}", words::thousands(n)));
-                }
-            }
-            parts.push(format!("tokens: {}", tokens.join(", ")));
+            parts.push(format!("tokens: {}", words::tokens(usage)));
             if let Some(cost) = usage.cost_usd {
                 parts.push(format!("${cost:.4}"));
             }

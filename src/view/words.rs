@@ -4,7 +4,7 @@
 
 use anstyle::{AnsiColor, Style};
 
-use crate::agent::event::{Effect, StatusClass, ToolKind, ToolStatus};
+use crate::agent::event::{Effect, StatusClass, ToolKind, ToolStatus, Usage};
 use crate::out::one_line;
 
 /// How long the main argument of a call may be on one line.
@@ -207,6 +207,23 @@ pub fn tool_and_target(tool: &str, target: &str) -> String {
     } else {
         format!("{tool} {target}")
     }
+}
+
+/// A run's tokens for people: `12,840 in, 356 out, 9,984 cache read`.
+pub fn tokens(usage: &Usage) -> String {
+    let mut tokens = vec![
+        format!("{} in", thousands(usage.input)),
+        format!("{} out", thousands(usage.output)),
+    ];
+    for (n, what) in [
+        (usage.cache_read, "cache read"),
+        (usage.cache_write, "cache write"),
+    ] {
+        if n > 0 {
+            tokens.push(format!("{} {what}", thousands(n)));
+        }
+    }
+    tokens.join(", ")
 }
 
 #[cfg(test)]

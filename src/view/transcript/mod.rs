@@ -1,0 +1,636 @@
+//! `transcript`: what a run did, to look at rather than read — GitHub-flavoured Markdown
+//! (a CI step summary, a PR comment) or one self-contained HTML page — for every agent.
+//!
+//! The view keeps a model of each run from the normalized events ([`Run`]: the answer's
+//! segments, reasoning phases, tool calls with their arguments and output made readable,
+//! notices, in stream order) and renders it when the run ends; the document is written
+//! once the input is read, because a log of several runs starts with a table of them.
+//!
+//! # Size
+//!
+//! Everything in a transcript is cut to a budget unless `--full`: each output to a number
+//! of lines and bytes when it is kept, and the whole document to [`Limits::total`] (under
+//! the 1 MiB GitHub allows a step summary, for Markdown). When kept details would pass
+//! the budget, later calls keep only their line; a run that does not fit even so is
+//! listed in the table only. Every cut says what it left out. Memory is bounded by the
+//! budget, not by the log.
+//!
+//! # Untrusted text
+//!
+//! The answer, reasoning, tool names, arguments, output and errors all come from a model
+//! or a tool. Both renderers escape every byte of it for where it lands (see
+//! [`escape`], and [`answer`] for the model's Markdown), and make control characters
+//! visible.
+
+mod answer;
+mod escape;
+mod html;
+mod markdown;
+mod readable;
+mod timeline;
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::agent::event::{
+    Effect, Event, NoticeKind, Outcome, RunEnd, RunInfo, StatusClass, ToolCall, ToolKind,
+    ToolStatus, Usage, Wants,
+};
+use crate::view::{Ctx, View, settle_answer, words};
+
+use readable::{Keep, Parts};
+
+#[derive(Debug, Clone, Default)]
+pub struct TranscriptOptions {
+    /// One self-contained HTML page instead of Markdown.
+    pub html: bool,
+    /// Keep everything: no output cut, no budget.
+    pub full: bool,
+}
+
+/// How much a transcript keeps.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// The whole document, in bytes.
+    pub total: usize,
+    /// Of which the table of runs (a log of several runs).
+    pub table: usize,
+    /// Each argument and output value.
+    pub keep: Keep,
+    /// Each run's answer, in bytes.
+    pub answer: usize,
+    /// Each reasoning phase, in bytes.
+    pub thinking: usize,
+}
+
+impl Limits {
+    fn new(opts: &TranscriptOptions) -> Limits {
+        if opts.full {
+            return Limits {
+                total: usize::MAX,
+                table: usize::MAX,
+                keep: Keep {
+                    block_lines: usize::MAX,
+                    block_bytes: usize::MAX,
+                },
+                answer: usize::MAX,
+                thinking: usize::MAX,
+            };
+        }
+        if opts.html {
+            // A page a browser opens at once, whatever the log: the outputs a reader
+            // scrolls through, not megabytes of them.
+            Limits {
+                total: 16 << 20,
+                table: 1 << 20,
+                keep: Keep {
+                    block_lines: 200,
+                    block_bytes: 16 << 10,
+                },
+                answer: 1 << 20,
+                thinking: 64 << 10,
+            }
+        } else {
+            // GitHub refuses a step summary over 1 MiB; the last lines (notes) fit in the
+            // slack.
+            Limits {
+                total: 1_000_000,
+                table: 100_000,
+                keep: Keep {
+                    block_lines: 30,
+                    block_bytes: 3 << 10,
+                },
+                answer: 200_000,
+                thinking: 8 << 10,
+            }
+        }
+    }
+}
+
+/// One run, as the transcript shows it.
+pub(crate) struct Run {
+    /// 1-based, in input order.
+    pub number: usize,
+    /// The input it was read from.
+    pub source: String,
+    pub info: RunInfo,
+    pub items: Vec<Item>,
+    pub calls: Vec<Call>,
+    pub end: Option<End>,
+    /// The moment of the latest event (one tick per event): the timeline's clock when the
+    /// agent gives no times.
+    pub clock: u64,
+    /// Calls whose arguments and output were not kept, to stay within the budget.
+    pub details_dropped: usize,
+    /// Calls not listed at all (a run of more calls than the budget has lines for).
+    pub calls_unlisted: usize,
+    /// Calls by status word (`ok`, `failed`, …).
+    pub counts: BTreeMap<String, u64>,
+    /// Index in `calls` of the calls started and not yet ended, by their place in start
+    /// order.
+    open_calls: HashMap<u64, usize>,
+    /// The answer item text goes to, until a segment ends.
+    open_answer: Option<usize>,
+    open_thinking: Option<usize>,
+    /// Bytes of answer kept, for the per-run cap.
+    answer_kept: usize,
+}
+
+/// What happened, in stream order.
+pub(crate) enum Item {
+    /// A segment of the answer (Markdown as the model wrote it).
+    Answer(Phase),
+    /// A reasoning phase.
+    Thinking(Phase),
+    /// A tool call, at the place it started (an index into [`Run::calls`]).
+    Call(usize),
+    Notice(NoticeKind, String),
+}
+
+/// A stretch of text: the answer's or the reasoning's.
+pub(crate) struct Phase {
+    pub text: String,
+    /// Bytes not kept.
+    pub cut: usize,
+    pub start: u64,
+    pub end: u64,
+}
+
+pub(crate) struct Call {
+    pub id: Option<String>,
+    pub tool: String,
+    pub kind: ToolKind,
+    /// The main argument, unshortened.
+    pub target: Option<String>,
+    /// The sub-agent call it belongs to.
+    pub parent: Option<String>,
+    pub args: Option<Parts>,
+    pub output: Option<Parts>,
+    pub status: ToolStatus<'static>,
+    pub effect: Effect,
+    pub at_ms: Option<u64>,
+    pub ended_ms: Option<u64>,
+    /// Moments of its start and end events.
+    pub start: u64,
+    pub end: u64,
+}
+
+impl Call {
+    pub fn duration_ms(&self) -> Option<u64> {
+        self.ended_ms?.checked_sub(self.at_ms?)
+    }
+}
+
+pub(crate) struct End {
+    pub outcome: Outcome,
+    pub usage: Option<Usage>,
+    pub duration_ms: Option<u64>,
+}
+
+impl Run {
+    fn new(number: usize, source: &str, info: &RunInfo) -> Run {
+        Run {
+            number,
+            source: source.to_string(),
+            info: info.clone(),
+            items: Vec::new(),
+            calls: Vec::new(),
+            end: None,
+            clock: 0,
+            details_dropped: 0,
+            calls_unlisted: 0,
+            counts: BTreeMap::new(),
+            open_calls: HashMap::new(),
+            open_answer: None,
+            open_thinking: None,
+            answer_kept: 0,
+        }
+    }
+
+    /// Calls that did not succeed (failed, rejected, unknown, pending).
+    pub fn not_ok(&self) -> u64 {
+        self.counts
+            .iter()
+            .filter(|(s, _)| s.as_str() != "ok")
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    pub fn total_calls(&self) -> u64 {
+        self.counts.values().sum()
+    }
+
+    pub fn status_word(&self) -> &'static str {
+        match self.end.as_ref().map(|e| &e.outcome) {
+            Some(Outcome::Succeeded) => "success",
+            Some(Outcome::Failed { .. } | Outcome::Unreadable) => "failed",
+            Some(Outcome::NoEnd) | None => "unfinished",
+        }
+    }
+
+    /// The run's figures on one line, for people: duration, calls, tokens, cost.
+    pub fn figures(&self) -> Vec<String> {
+        let mut parts = Vec::new();
+        if let Some(ms) = self.end.as_ref().and_then(|e| e.duration_ms) {
+            parts.push(words::duration(ms));
+        }
+        let total = self.total_calls();
+        if total > 0 {
+            parts.push(format!(
+                "{}: {}",
+                words::count(total, "tool call", "tool calls"),
+                words::status_order(&self.counts).join(", ")
+            ));
+        }
+        if let Some(usage) = self.end.as_ref().and_then(|e| e.usage.as_ref()) {
+            parts.push(format!("tokens: {}", words::tokens(usage)));
+            if let Some(cost) = usage.cost_usd {
+                parts.push(format!("${cost:.4}"));
+            }
+        }
+        parts
+    }
+}
+
+/// A row of the table of runs, kept for every run (the sections may not be).
+pub(crate) struct Row {
+    pub number: usize,
+    pub source: String,
+    pub agent: &'static str,
+    pub model: Option<String>,
+    pub status: &'static str,
+    pub reason: Option<String>,
+    pub duration_ms: Option<u64>,
+    pub calls: u64,
+    pub not_ok: u64,
+    pub usage: Option<Usage>,
+    pub session_id: Option<String>,
+    /// Whether the run has a section in the document.
+    pub shown: bool,
+}
+
+impl Row {
+    fn of(run: &Run, shown: bool) -> Row {
+        let end = run.end.as_ref();
+        Row {
+            number: run.number,
+            source: run.source.clone(),
+            agent: run.info.agent.name(),
+            model: run.info.model.clone(),
+            status: run.status_word(),
+            reason: end.and_then(|e| match &e.outcome {
+                Outcome::Failed { reason } => Some(reason.clone()),
+                Outcome::Unreadable => Some("unreadable terminal event".to_string()),
+                _ => None,
+            }),
+            duration_ms: end.and_then(|e| e.duration_ms),
+            calls: run.total_calls(),
+            not_ok: run.not_ok(),
+            usage: end.and_then(|e| e.usage),
+            session_id: run.info.session_id.clone(),
+            shown,
+        }
+    }
+}
+
+/// A renderer: Markdown or HTML.
+pub(crate) trait Render {
+    /// A run's section. `details`: with the calls' arguments and output (as kept);
+    /// `calls`: with the calls listed at all.
+    fn section(&self, run: &Run, detail: Detail) -> String;
+    /// The whole document: the table (with several runs), the sections, the notes.
+    fn document(&self, doc: &Document<'_>) -> String;
+}
+
+/// How much of a run a section shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Detail {
+    /// The header and the answer.
+    Answer,
+    /// And one line per call.
+    Calls,
+    /// And each call's arguments and output, as kept.
+    Full,
+}
+
+/// What the document is made of.
+pub(crate) struct Document<'a> {
+    pub rows: &'a [Row],
+    /// Rows past the table's budget.
+    pub rows_unlisted: usize,
+    pub sections: &'a str,
+    pub runs: usize,
+    /// Runs without a section (over the budget).
+    pub runs_unshown: usize,
+    /// Whether anything was cut (a note says how to keep everything).
+    pub cut: bool,
+    pub sources: &'a [String],
+}
+
+pub struct TranscriptView {
+    opts: TranscriptOptions,
+    limits: Limits,
+    run: Option<Run>,
+    runs: usize,
+    rows: Vec<Row>,
+    rows_bytes: usize,
+    rows_unlisted: usize,
+    sections: String,
+    runs_unshown: usize,
+    /// Bytes of details kept so far (arguments, output, answers, reasoning).
+    kept: usize,
+    cut: bool,
+    sources: Vec<String>,
+}
+
+impl TranscriptView {
+    pub fn new(opts: TranscriptOptions) -> TranscriptView {
+        TranscriptView {
+            limits: Limits::new(&opts),
+            opts,
+            run: None,
+            runs: 0,
+            rows: Vec::new(),
+            rows_bytes: 0,
+            rows_unlisted: 0,
+            sections: String::new(),
+            runs_unshown: 0,
+            kept: 0,
+            cut: false,
+            sources: Vec::new(),
+        }
+    }
+
+    fn renderer(&self) -> Box<dyn Render> {
+        if self.opts.html {
+            Box::new(html::Html)
+        } else {
+            Box::new(markdown::Markdown)
+        }
+    }
+
+    /// Whether another `bytes` of details fit the budget (half of it: the lines, headers
+    /// and answers need the rest).
+    fn may_keep(&mut self, bytes: usize) -> bool {
+        if self.kept.saturating_add(bytes) <= self.limits.total / 2 {
+            self.kept += bytes;
+            true
+        } else {
+            self.cut = true;
+            false
+        }
+    }
+
+    /// Adds `text` to the phase when `room` (bytes) and the budget allow; once a phase is
+    /// cut it keeps nothing more, so what it shows has no holes.
+    fn keep_text(&mut self, phase: &mut Phase, text: &[u8], room: usize) {
+        if phase.cut == 0 && text.len() <= room && self.may_keep(text.len()) {
+            phase
+                .text
+                .push_str(&escape::visible(&String::from_utf8_lossy(text)));
+        } else {
+            phase.cut += text.len();
+            self.cut = true;
+        }
+    }
+
+    fn event_in(&mut self, ev: &Event<'_>, run: &mut Run) {
+        run.clock += 1;
+        let now = run.clock;
+        match ev {
+            Event::Text(text) => {
+                run.open_thinking = None;
+                let at = match run.open_answer {
+                    Some(at) => at,
+                    None => {
+                        run.items.push(Item::Answer(Phase {
+                            text: String::new(),
+                            cut: 0,
+                            start: now,
+                            end: now,
+                        }));
+                        run.open_answer = Some(run.items.len() - 1);
+                        run.items.len() - 1
+                    }
+                };
+                let room = self.limits.answer.saturating_sub(run.answer_kept);
+                if let Item::Answer(phase) = &mut run.items[at] {
+                    phase.end = now;
+                    let before = phase.text.len();
+                    self.keep_text(phase, text, room);
+                    run.answer_kept += phase.text.len() - before;
+                }
+            }
+            Event::Segment => run.open_answer = None,
+            Event::Thinking { text, done } => {
+                let at = match run.open_thinking {
+                    Some(at) => at,
+                    None => {
+                        run.items.push(Item::Thinking(Phase {
+                            text: String::new(),
+                            cut: 0,
+                            start: now,
+                            end: now,
+                        }));
+                        run.items.len() - 1
+                    }
+                };
+                run.open_thinking = (!done).then_some(at);
+                if let Item::Thinking(phase) = &mut run.items[at] {
+                    phase.end = now;
+                    let room = self.limits.thinking.saturating_sub(phase.text.len());
+                    self.keep_text(phase, text, room);
+                }
+            }
+            Event::ToolStarted { call, seq } => {
+                run.open_answer = None;
+                run.open_thinking = None;
+                if let Some(i) = self.add_call(run, call, now) {
+                    run.open_calls.insert(*seq, i);
+                    run.items.push(Item::Call(i));
+                }
+            }
+            Event::ToolEnded(end) => {
+                run.open_answer = None;
+                run.open_thinking = None;
+                let word = words::status_word(end.status).to_string();
+                *run.counts.entry(word).or_default() += 1;
+                let i = match run.open_calls.remove(&end.seq) {
+                    Some(i) => Some(i),
+                    None => {
+                        let i = self.add_call(run, end.call, now);
+                        run.items.extend(i.map(Item::Call));
+                        i
+                    }
+                };
+                let Some(i) = i else { return };
+                let output = end.result.and_then(|r| {
+                    let parts = readable::read(r, self.limits.keep);
+                    self.may_keep(parts.kept()).then_some(parts)
+                });
+                let c = &mut run.calls[i];
+                if output.is_none() && end.result.is_some() {
+                    run.details_dropped += usize::from(c.args.is_some());
+                    c.args = None;
+                }
+                c.output = output;
+                c.status = ToolStatus::new(end.status.word.to_string(), end.status.class);
+                c.effect = end.effect.clone();
+                c.ended_ms = end.ended_ms;
+                c.end = now;
+                if let Some(error) = &c.effect.error
+                    && c.output.as_ref().is_none_or(Parts::is_empty)
+                    && c.status.class != StatusClass::Ok
+                {
+                    c.output = Some(readable::text(error, self.limits.keep));
+                }
+            }
+            Event::Notice(notice) => {
+                run.items
+                    .push(Item::Notice(notice.kind, escape::one_line(&notice.text)));
+            }
+        }
+    }
+
+    /// Keeps a call (with its arguments when the budget allows); `None` when the run
+    /// already lists as many calls as the budget has lines for.
+    fn add_call(&mut self, run: &mut Run, call: &ToolCall<'_>, now: u64) -> Option<usize> {
+        const LINE: usize = 200;
+        if !self.may_keep(LINE) {
+            run.calls_unlisted += 1;
+            return None;
+        }
+        let args = call.args.as_deref().and_then(|a| {
+            let parts = readable::read(a, self.limits.keep);
+            if self.may_keep(parts.kept()) {
+                Some(parts)
+            } else {
+                run.details_dropped += 1;
+                None
+            }
+        });
+        run.calls.push(Call {
+            id: call.id.as_deref().map(escape::one_line),
+            tool: escape::one_line(&call.tool),
+            kind: call.kind,
+            target: call
+                .target
+                .as_deref()
+                .map(|t| escape::visible(t).into_owned()),
+            parent: call.parent.as_deref().map(escape::one_line),
+            args,
+            output: None,
+            status: ToolStatus::pending(),
+            effect: Effect::default(),
+            at_ms: call.at_ms,
+            ended_ms: None,
+            start: now,
+            end: now,
+        });
+        Some(run.calls.len() - 1)
+    }
+
+    /// Renders the run's section, with as much detail as fits what is left of the budget.
+    fn close(&mut self, run: Run) {
+        let render = self.renderer();
+        let room = self
+            .limits
+            .total
+            .saturating_sub(self.limits.table.min(self.limits.total / 4))
+            .saturating_sub(self.sections.len());
+        let mut shown = false;
+        for detail in [Detail::Full, Detail::Calls, Detail::Answer] {
+            let section = render.section(&run, detail);
+            if section.len() <= room {
+                self.cut |= detail != Detail::Full && !run.calls.is_empty();
+                self.sections.push_str(&section);
+                shown = true;
+                break;
+            }
+        }
+        if !shown {
+            self.runs_unshown += 1;
+            self.cut = true;
+        }
+        self.cut |= run.details_dropped > 0 || run.calls_unlisted > 0;
+        let row = Row::of(&run, shown);
+        const ROW: usize = 300;
+        if self.rows_bytes + ROW <= self.limits.table {
+            self.rows_bytes += ROW;
+            self.rows.push(row);
+        } else {
+            self.rows_unlisted += 1;
+            self.cut = true;
+        }
+    }
+}
+
+impl View for TranscriptView {
+    fn wants(&self) -> Wants {
+        Wants::TEXT
+            | Wants::THINKING
+            | Wants::THINKING_TEXT
+            | Wants::TOOLS
+            | Wants::TOOL_RAW
+            | Wants::TOOL_DETAILS
+            | Wants::NOTICES
+    }
+
+    fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        self.runs += 1;
+        let source = ctx.diag.source().to_string();
+        if self.sources.last() != Some(&source) {
+            self.sources.push(source.clone());
+        }
+        self.run = Some(Run::new(self.runs, &source, &ctx.run));
+        Ok(())
+    }
+
+    fn event(&mut self, ev: &Event<'_>, _ctx: &mut Ctx) -> anyhow::Result<()> {
+        if let Some(mut run) = self.run.take() {
+            self.event_in(ev, &mut run);
+            self.run = Some(run);
+        }
+        Ok(())
+    }
+
+    fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let Some(mut run) = self.run.take() else {
+            return Ok(());
+        };
+        // What a run start did not say, later events may have (a session id, a model).
+        run.info = ctx.run.clone();
+        if let Some(text) = settle_answer(end, ctx) {
+            let mut phase = Phase {
+                text: String::new(),
+                cut: 0,
+                start: run.clock,
+                end: run.clock,
+            };
+            let room = self.limits.answer.saturating_sub(run.answer_kept);
+            self.keep_text(&mut phase, text, room);
+            run.items.push(Item::Answer(phase));
+        }
+        run.end = Some(End {
+            outcome: end.outcome.clone(),
+            usage: end.usage,
+            duration_ms: end.duration_ms,
+        });
+        self.close(run);
+        Ok(())
+    }
+
+    fn finish(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let doc = Document {
+            rows: &self.rows,
+            rows_unlisted: self.rows_unlisted,
+            sections: &self.sections,
+            runs: self.runs,
+            runs_unshown: self.runs_unshown,
+            cut: self.cut,
+            sources: &self.sources,
+        };
+        let page = self.renderer().document(&doc);
+        ctx.out.write_out(page.as_bytes())?;
+        Ok(())
+    }
+}
