@@ -240,6 +240,8 @@ pub fn check_case(case: &Case) -> Vec<String> {
         ));
     }
 
+    problems.extend(check_transcript(case, runs, exit));
+
     let (code, stats, _) = run(case, &["stats", "--json"]);
     if code != 0 {
         problems.push(format!("stats: exit {code}"));
@@ -272,6 +274,86 @@ pub fn check_case(case: &Case) -> Vec<String> {
     if got != expected {
         problems.push(format!(
             "stats:\n  got      {got:?}\n  expected {expected:?}"
+        ));
+    }
+    problems
+}
+
+/// `transcript`: the answer as written and every call with its status, in Markdown; in
+/// HTML one section per run with its status and one entry per call (the page in a browser
+/// is `tests/transcript.rs`'s).
+fn check_transcript(case: &Case, runs: &[Value], exit: i32) -> Vec<String> {
+    let mut problems = Vec::new();
+    let marks = |class: &str| match class {
+        "success" => "✅",
+        "rejected" => "🚫",
+        "pending" => "⏳",
+        _ => "❌",
+    };
+    let mut expected: Vec<&str> = runs
+        .iter()
+        .flat_map(|r| r["tools"].as_array().unwrap())
+        .map(|t| marks(t["class"].as_str().unwrap()))
+        .collect();
+    expected.sort_unstable();
+
+    let (code, md, stderr) = run(case, &["transcript"]);
+    if code != exit {
+        problems.push(format!(
+            "transcript: exit {code}, expected {exit}; {stderr}"
+        ));
+    }
+    for run in runs {
+        for piece in run["answer_pieces"].as_array().into_iter().flatten() {
+            let piece = piece.as_str().unwrap().trim();
+            if !piece.is_empty() && !md.contains(piece) {
+                problems.push(format!("transcript: answer piece {piece:?} missing"));
+            }
+        }
+    }
+    // A call's line starts with its mark, alone or in a <summary>.
+    let mut got: Vec<&str> = md
+        .lines()
+        .map(|l| l.strip_prefix("<details><summary>").unwrap_or(l))
+        .filter(|l| l.contains(" <b>"))
+        .filter_map(|l| {
+            ["✅", "❌", "🚫", "⏳", "❔"]
+                .into_iter()
+                .find(|m| l.starts_with(*m))
+        })
+        .map(|m| if m == "❔" { "❌" } else { m })
+        .collect();
+    got.sort_unstable();
+    if got != expected {
+        problems.push(format!("transcript: calls {got:?}, expected {expected:?}"));
+    }
+
+    let (code, html, _) = run(case, &["transcript", "--html"]);
+    if code != exit {
+        problems.push(format!("transcript --html: exit {code}, expected {exit}"));
+    }
+    let calls = html.matches("<li class=\"call").count();
+    if calls != expected.len() {
+        problems.push(format!(
+            "transcript --html: {calls} calls, expected {}",
+            expected.len()
+        ));
+    }
+    let statuses: Vec<&str> = html
+        .match_indices("<section class=\"run\"")
+        .filter_map(|(i, _)| html[i..].split("<span class=\"badge ").nth(1))
+        .filter_map(|s| s.split('"').next())
+        .collect();
+    let expected_statuses: Vec<&str> = runs
+        .iter()
+        .map(|r| match r["status"].as_str().unwrap() {
+            "no_result" => "unfinished",
+            s => s,
+        })
+        .collect();
+    if statuses != expected_statuses {
+        problems.push(format!(
+            "transcript --html: runs {statuses:?}, expected {expected_statuses:?}"
         ));
     }
     problems
