@@ -191,10 +191,7 @@ impl Render for Markdown {
     fn section(&self, run: &Run, detail: Detail) -> String {
         let mut out = String::new();
         let status = run.status_word();
-        let _ = write!(out, "## {} ", run_mark(status));
-        if run.number > 1 || run.end.is_none() {
-            let _ = write!(out, "Run {} · ", run.number);
-        }
+        let _ = write!(out, "## {} Run {} · ", run_mark(status), run.number);
         text(&mut out, run.info.agent.name());
         if let Some(model) = &run.info.model {
             out.push_str(" · ");

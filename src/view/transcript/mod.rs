@@ -60,6 +60,8 @@ pub(crate) struct Limits {
     pub answer: usize,
     /// Each reasoning phase, in bytes.
     pub thinking: usize,
+    /// What one call's line costs in the document, about (its markup included).
+    pub line: usize,
 }
 
 impl Limits {
@@ -74,6 +76,7 @@ impl Limits {
                 },
                 answer: usize::MAX,
                 thinking: usize::MAX,
+                line: 0,
             };
         }
         if opts.html {
@@ -88,6 +91,7 @@ impl Limits {
                 },
                 answer: 1 << 20,
                 thinking: 64 << 10,
+                line: 1200,
             }
         } else {
             // GitHub refuses a step summary over 1 MiB; the last lines (notes) fit in the
@@ -101,6 +105,7 @@ impl Limits {
                 },
                 answer: 200_000,
                 thinking: 8 << 10,
+                line: 250,
             }
         }
     }
@@ -326,6 +331,20 @@ pub(crate) struct Document<'a> {
     pub sources: &'a [String],
 }
 
+#[derive(Debug, Clone, Copy)]
+enum Share {
+    Lines,
+    Answers,
+    Details,
+}
+
+#[derive(Debug, Default)]
+struct Kept {
+    lines: usize,
+    answers: usize,
+    details: usize,
+}
+
 pub struct TranscriptView {
     opts: TranscriptOptions,
     limits: Limits,
@@ -336,8 +355,8 @@ pub struct TranscriptView {
     rows_unlisted: usize,
     sections: String,
     runs_unshown: usize,
-    /// Bytes of details kept so far (arguments, output, answers, reasoning).
-    kept: usize,
+    /// Bytes kept so far, by share of the budget.
+    kept: Kept,
     cut: bool,
     sources: Vec<String>,
 }
@@ -354,7 +373,7 @@ impl TranscriptView {
             rows_unlisted: 0,
             sections: String::new(),
             runs_unshown: 0,
-            kept: 0,
+            kept: Kept::default(),
             cut: false,
             sources: Vec::new(),
         }
@@ -368,11 +387,17 @@ impl TranscriptView {
         }
     }
 
-    /// Whether another `bytes` of details fit the budget (half of it: the lines, headers
-    /// and answers need the rest).
-    fn may_keep(&mut self, bytes: usize) -> bool {
-        if self.kept.saturating_add(bytes) <= self.limits.total / 2 {
-            self.kept += bytes;
+    /// Whether another `bytes` of `kind` fit its share of the budget: a quarter for the
+    /// calls' lines, a quarter for the answers, half for arguments, output and reasoning —
+    /// so that large outputs never push a call out of the listing.
+    fn may_keep(&mut self, kind: Share, bytes: usize) -> bool {
+        let (kept, share) = match kind {
+            Share::Lines => (&mut self.kept.lines, self.limits.total / 4),
+            Share::Answers => (&mut self.kept.answers, self.limits.total / 4),
+            Share::Details => (&mut self.kept.details, self.limits.total / 2),
+        };
+        if kept.saturating_add(bytes) <= share {
+            *kept += bytes;
             true
         } else {
             self.cut = true;
@@ -382,8 +407,8 @@ impl TranscriptView {
 
     /// Adds `text` to the phase when `room` (bytes) and the budget allow; once a phase is
     /// cut it keeps nothing more, so what it shows has no holes.
-    fn keep_text(&mut self, phase: &mut Phase, text: &[u8], room: usize) {
-        if phase.cut == 0 && text.len() <= room && self.may_keep(text.len()) {
+    fn keep_text(&mut self, share: Share, phase: &mut Phase, text: &[u8], room: usize) {
+        if phase.cut == 0 && text.len() <= room && self.may_keep(share, text.len()) {
             phase
                 .text
                 .push_str(&escape::visible(&String::from_utf8_lossy(text)));
@@ -416,7 +441,7 @@ impl TranscriptView {
                 if let Item::Answer(phase) = &mut run.items[at] {
                     phase.end = now;
                     let before = phase.text.len();
-                    self.keep_text(phase, text, room);
+                    self.keep_text(Share::Answers, phase, text, room);
                     run.answer_kept += phase.text.len() - before;
                 }
             }
@@ -438,7 +463,7 @@ impl TranscriptView {
                 if let Item::Thinking(phase) = &mut run.items[at] {
                     phase.end = now;
                     let room = self.limits.thinking.saturating_sub(phase.text.len());
-                    self.keep_text(phase, text, room);
+                    self.keep_text(Share::Details, phase, text, room);
                 }
             }
             Event::ToolStarted { call, seq } => {
@@ -465,7 +490,7 @@ impl TranscriptView {
                 let Some(i) = i else { return };
                 let output = end.result.and_then(|r| {
                     let parts = readable::read(r, self.limits.keep);
-                    self.may_keep(parts.kept()).then_some(parts)
+                    self.may_keep(Share::Details, parts.kept()).then_some(parts)
                 });
                 let c = &mut run.calls[i];
                 if output.is_none() && end.result.is_some() {
@@ -494,14 +519,13 @@ impl TranscriptView {
     /// Keeps a call (with its arguments when the budget allows); `None` when the run
     /// already lists as many calls as the budget has lines for.
     fn add_call(&mut self, run: &mut Run, call: &ToolCall<'_>, now: u64) -> Option<usize> {
-        const LINE: usize = 200;
-        if !self.may_keep(LINE) {
+        if !self.may_keep(Share::Lines, self.limits.line) {
             run.calls_unlisted += 1;
             return None;
         }
         let args = call.args.as_deref().and_then(|a| {
             let parts = readable::read(a, self.limits.keep);
-            if self.may_keep(parts.kept()) {
+            if self.may_keep(Share::Details, parts.kept()) {
                 Some(parts)
             } else {
                 run.details_dropped += 1;
@@ -607,7 +631,7 @@ impl View for TranscriptView {
                 end: run.clock,
             };
             let room = self.limits.answer.saturating_sub(run.answer_kept);
-            self.keep_text(&mut phase, text, room);
+            self.keep_text(Share::Answers, &mut phase, text, room);
             run.items.push(Item::Answer(phase));
         }
         run.end = Some(End {

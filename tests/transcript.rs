@@ -1,0 +1,736 @@
+//! `transcript`: what a reader of the Markdown or the page must be able to trust.
+//!
+//! - Hostile runs (`tests/fixtures/transcript/hostile.ndjson`, every model- and tool-written
+//!   field a payload): in the Markdown rendered by a renderer that passes HTML through, and
+//!   in the page — statically and in headless Chromium — no payload becomes an element, an
+//!   attribute, a script that runs or a request; all of them are there as text.
+//! - The pages of every fixture, recording and capture load in Chromium with no script
+//!   error, and their DOM holds each run, each answer and each tool call.
+//! - Sizes: hundreds of large outputs stay under GitHub's 1 MiB, every call still listed.
+//!
+//! The browser tests need Chromium (`chromium`, or `CHROMIUM=/path`); without it they say so
+//! and pass (`.ci/run` installs it).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+fn hostile() -> PathBuf {
+    root().join("tests/fixtures/transcript/hostile.ndjson")
+}
+
+fn cursor_stream(args: &[&str], inputs: &[PathBuf]) -> (i32, String, String) {
+    let out = Command::new(BIN).args(args).args(inputs).output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// One tag of an HTML text: its name (lower case, `/` first for an end tag) and the text of
+/// its attributes.
+#[derive(Debug)]
+struct Tag {
+    name: String,
+    attrs: String,
+}
+
+/// The tags of an HTML text, as a browser's tokenizer finds them in element content (the
+/// text of `<script>` and `<style>` elements is skipped, as the tokenizer does).
+fn tags(html: &str) -> Vec<Tag> {
+    let b = html.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(off) = html[i..].find('<') {
+        let start = i + off + 1;
+        let mut j = start;
+        if b.get(j) == Some(&b'/') {
+            j += 1;
+        }
+        let name_start = j;
+        while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'-') {
+            j += 1;
+        }
+        if j == name_start || !b[name_start].is_ascii_alphabetic() {
+            i = start;
+            continue;
+        }
+        let name = html[start..j].to_ascii_lowercase();
+        // Attributes up to the `>` outside quotes.
+        let mut quote = None;
+        let mut k = j;
+        while k < b.len() {
+            match (quote, b[k]) {
+                (None, b'"' | b'\'') => quote = Some(b[k]),
+                (Some(q), c) if c == q => quote = None,
+                (None, b'>') => break,
+                _ => {}
+            }
+            k += 1;
+        }
+        let attrs = html[j..k.min(b.len())].to_string();
+        i = (k + 1).min(b.len());
+        if name == "script" || name == "style" {
+            // Raw text: up to its end tag.
+            if let Some(end) = html[i..].to_ascii_lowercase().find(&format!("</{name}")) {
+                i += end;
+            }
+        }
+        out.push(Tag { name, attrs });
+    }
+    out
+}
+
+/// The attributes of a tag, by name (lower case) with their values.
+fn attributes(attrs: &str) -> Vec<(String, String)> {
+    let b = attrs.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        while i < b.len() && (b[i].is_ascii_whitespace() || b[i] == b'/') {
+            i += 1;
+        }
+        let start = i;
+        while i < b.len() && !b[i].is_ascii_whitespace() && b[i] != b'=' && b[i] != b'>' {
+            i += 1;
+        }
+        if start == i {
+            i += 1;
+            continue;
+        }
+        let name = attrs[start..i].to_ascii_lowercase();
+        let mut value = String::new();
+        if b.get(i) == Some(&b'=') {
+            i += 1;
+            match b.get(i) {
+                Some(&q @ (b'"' | b'\'')) => {
+                    let end = attrs[i + 1..]
+                        .find(q as char)
+                        .map_or(b.len(), |e| i + 1 + e);
+                    value = attrs[i + 1..end].to_string();
+                    i = end + 1;
+                }
+                _ => {
+                    let end = attrs[i..]
+                        .find(|c: char| c.is_ascii_whitespace())
+                        .map_or(b.len(), |e| i + e);
+                    value = attrs[i..end].to_string();
+                    i = end;
+                }
+            }
+        }
+        out.push((name, value));
+    }
+    out
+}
+
+/// What in an HTML text could act: elements that run, load or restyle, event-handler
+/// attributes, links to anything but the web, mail or the page itself. `scripts`/`styles`:
+/// how many of those elements the page may have (its own).
+fn dangers(html: &str, scripts: usize, styles: usize) -> Vec<String> {
+    let mut found = Vec::new();
+    let tags = tags(html);
+    for (name, allowed) in [("script", scripts), ("style", styles)] {
+        let n = tags.iter().filter(|t| t.name == name).count();
+        if n != allowed {
+            found.push(format!("{n} <{name}> elements, expected {allowed}"));
+        }
+    }
+    for tag in &tags {
+        if matches!(
+            tag.name.as_str(),
+            "img"
+                | "svg"
+                | "iframe"
+                | "object"
+                | "embed"
+                | "link"
+                | "base"
+                | "math"
+                | "video"
+                | "audio"
+                | "frame"
+                | "frameset"
+                | "input"
+                | "textarea"
+                | "button"
+                | "img/"
+        ) {
+            found.push(format!("<{}{}>", tag.name, tag.attrs));
+        }
+        for (attr, value) in attributes(&tag.attrs) {
+            if attr.starts_with("on") {
+                found.push(format!("handler {attr} on <{}>", tag.name));
+            }
+            let v = value.trim().to_ascii_lowercase();
+            if matches!(
+                attr.as_str(),
+                "href" | "src" | "action" | "formaction" | "xlink:href"
+            ) && !(v.starts_with("https://")
+                || v.starts_with("http://")
+                || v.starts_with("mailto:")
+                || v.starts_with('#'))
+            {
+                found.push(format!("{attr}={value:?} on <{}>", tag.name));
+            }
+            if attr == "style" && (v.contains("url(") || v.contains("expression")) {
+                found.push(format!("style {value:?} on <{}>", tag.name));
+            }
+        }
+    }
+    found
+}
+
+/// The payloads of the hostile fixture that must be found as text.
+const PAYLOAD_TEXTS: &[&str] = &[
+    "setAttribute('data-pwned','script')",
+    "setAttribute('data-pwned','img')",
+    "setAttribute('data-pwned','svg')",
+    "setAttribute('data-pwned','break')",
+    "setAttribute('data-pwned','fence')",
+    "evil.example/frame",
+    "body{display:none}",
+];
+
+/// GitHub-flavoured Markdown as a renderer that keeps raw HTML renders it.
+fn render_markdown(md: &str) -> String {
+    use pulldown_cmark::{Options, Parser, html};
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES;
+    let mut out = String::new();
+    html::push_html(&mut out, Parser::new_ext(md, options));
+    out
+}
+
+fn no_terminal_controls(what: &str, text: &str) {
+    let bad: Vec<char> = text
+        .chars()
+        .filter(|&c| c.is_control() && c != '\n' && c != '\t')
+        .collect();
+    assert!(bad.is_empty(), "{what}: control characters {bad:?}");
+    for c in ['\u{202e}', '\u{202d}', '\u{2066}'] {
+        assert!(!text.contains(c), "{what}: bidi control {c:?}");
+    }
+}
+
+#[test]
+fn hostile_payloads_stay_text_in_the_markdown() {
+    let (code, md, _) = cursor_stream(&["transcript"], &[hostile()]);
+    assert_eq!(code, 1, "the Claude run fails");
+    no_terminal_controls("markdown", &md);
+    let html = render_markdown(&md);
+    // A Markdown image to a web address is the model's to show (GitHub proxies it): the
+    // one the fixture has is allowed, nothing else.
+    let found: Vec<String> = dangers(&html, 0, 0)
+        .into_iter()
+        .filter(|d| d != "<img src=\"https://evil.example/pixel.png\" alt=\"tracker\" />")
+        .collect();
+    assert!(found.is_empty(), "rendered Markdown has {found:#?}");
+    for tag in tags(&html) {
+        assert!(
+            !tag.attrs.contains("javascript:") && !tag.attrs.contains("data:text"),
+            "{tag:?}"
+        );
+    }
+    for text in PAYLOAD_TEXTS {
+        assert!(md.contains(text), "{text} missing from the Markdown");
+    }
+    // Every call is listed, with its status.
+    for line in [
+        "✅ <b>shell</b>",
+        "❌ <b>read</b>",
+        "🚫 <b>edit</b>",
+        "✅ <b>&lt;img src=",
+        "❌ <b>Bash &lt;script&gt;",
+    ] {
+        assert!(md.contains(line), "{line} missing");
+    }
+}
+
+#[test]
+fn hostile_payloads_stay_text_in_the_page() {
+    let (code, page, _) = cursor_stream(&["transcript", "--html"], &[hostile()]);
+    assert_eq!(code, 1);
+    no_terminal_controls("page", &page);
+    let found = dangers(&page, 1, 1);
+    assert!(found.is_empty(), "the page has {found:#?}");
+    // Only the elements the page is made of.
+    const OURS: &[&str] = &[
+        "html",
+        "head",
+        "meta",
+        "title",
+        "style",
+        "body",
+        "header",
+        "h1",
+        "p",
+        "form",
+        "label",
+        "select",
+        "option",
+        "output",
+        "main",
+        "table",
+        "caption",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "a",
+        "span",
+        "code",
+        "section",
+        "h2",
+        "strong",
+        "figure",
+        "div",
+        "figcaption",
+        "ol",
+        "ul",
+        "li",
+        "details",
+        "summary",
+        "b",
+        "h4",
+        "h5",
+        "pre",
+        "em",
+        "footer",
+        "script",
+        "blockquote",
+        "hr",
+        "del",
+        "h3",
+        "h6",
+        "br",
+        "sup",
+        "!doctype",
+    ];
+    for tag in tags(&page) {
+        let name = tag.name.trim_start_matches('/');
+        assert!(OURS.contains(&name), "unexpected element {tag:?}");
+    }
+    for text in PAYLOAD_TEXTS {
+        assert!(page.contains(text), "{text} missing from the page");
+    }
+}
+
+/// Headless Chromium, when installed.
+struct Browser {
+    program: PathBuf,
+    profile: tempfile::TempDir,
+}
+
+fn browser() -> Option<Browser> {
+    let program = std::env::var_os("CHROMIUM").map(PathBuf::from).or_else(|| {
+        ["chromium", "chromium-browser", "google-chrome"]
+            .iter()
+            .find(|p| {
+                Command::new(p)
+                    .arg("--version")
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success())
+            })
+            .map(PathBuf::from)
+    });
+    let Some(program) = program else {
+        eprintln!("skipped: no Chromium (install the `chromium` package, or set CHROMIUM)");
+        return None;
+    };
+    Some(Browser {
+        program,
+        profile: tempfile::tempdir().unwrap(),
+    })
+}
+
+impl Browser {
+    /// The DOM of `page` once loaded and its script run; Chromium's network log to
+    /// `netlog` when given.
+    fn dom(&self, page: &Path, netlog: Option<&Path>) -> String {
+        let mut cmd = Command::new(&self.program);
+        cmd.args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-default-apps",
+            "--disable-dev-shm-usage",
+        ])
+        .arg(format!("--user-data-dir={}", self.profile.path().display()));
+        if let Some(netlog) = netlog {
+            cmd.arg(format!("--log-net-log={}", netlog.display()));
+        }
+        let out_file = self.profile.path().join("dom.html");
+        let mut child = cmd
+            .arg("--dump-dom")
+            .arg(format!("file://{}", page.display()))
+            .stdout(std::fs::File::create(&out_file).unwrap())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                assert!(status.success(), "chromium failed on {}", page.display());
+                break;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("chromium took over 2 minutes on {}", page.display());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::fs::read_to_string(out_file).unwrap()
+    }
+}
+
+/// The `<html …>` start tag of a DOM dump.
+fn root_tag(dom: &str) -> &str {
+    let start = dom.find("<html").expect("no <html> in the DOM");
+    &dom[start..start + dom[start..].find('>').unwrap()]
+}
+
+/// Checks that the page loaded and its script ran to the end.
+fn assert_loaded(dom: &str, what: &str) {
+    let root = root_tag(dom);
+    assert!(
+        !root.contains("data-script-error"),
+        "{what}: script error: {root}"
+    );
+    assert!(
+        root.contains("data-ready=\"1\""),
+        "{what}: the page script did not finish: {root}"
+    );
+}
+
+/// Text of an HTML fragment: tags dropped, entities decoded, whitespace collapsed.
+fn text_of(html: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                text.push(' ');
+            }
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    let text = text
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&nbsp;", " ")
+        .replace("&amp;", "&");
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn write_page(dir: &Path, name: &str, args: &[&str], inputs: &[PathBuf]) -> PathBuf {
+    let mut all = vec!["transcript", "--html"];
+    all.extend_from_slice(args);
+    let (_, page, stderr) = cursor_stream(&all, inputs);
+    assert!(!page.is_empty(), "no page for {name}: {stderr}");
+    let path = dir.join(format!("{name}.html"));
+    std::fs::write(&path, page).unwrap();
+    path
+}
+
+#[test]
+fn hostile_page_runs_no_payload_and_loads_nothing_in_a_browser() {
+    let Some(browser) = browser() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let page = write_page(dir.path(), "hostile", &[], &[hostile()]);
+    let netlog = dir.path().join("netlog.json");
+    let dom = browser.dom(&page, Some(&netlog));
+    assert_loaded(&dom, "hostile");
+    assert!(
+        !root_tag(&dom).contains("data-pwned"),
+        "a payload ran: {}",
+        root_tag(&dom)
+    );
+    let found = dangers(&dom, 1, 1);
+    assert!(found.is_empty(), "the DOM has {found:#?}");
+    let text = text_of(&dom);
+    for payload in PAYLOAD_TEXTS {
+        assert!(
+            text.contains(payload),
+            "{payload} is not in the page's text"
+        );
+    }
+    assert!(
+        text.contains(
+            "<script>document.documentElement.setAttribute('data-pwned','script')</script>"
+        ),
+        "the script payload is not shown as text"
+    );
+    let log = std::fs::read_to_string(&netlog).unwrap_or_default();
+    assert!(!log.is_empty(), "chromium wrote no network log");
+    for host in ["198.51.100.", "evil.example"] {
+        assert!(!log.contains(host), "the page made a request to {host}");
+    }
+}
+
+/// The agent fixtures a page can be made of without `--agent`, and the recordings.
+fn fixture_streams() -> Vec<PathBuf> {
+    let mut streams = Vec::new();
+    let mut expects = Vec::new();
+    for dir in ["tests/fixtures/agents", "tests/fixtures/recorded"] {
+        collect(&root().join(dir), &mut expects);
+    }
+    for expect in expects {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&expect).unwrap()).unwrap();
+        if !v["agent_flag"].is_null() {
+            continue;
+        }
+        let stem = expect
+            .to_str()
+            .unwrap()
+            .strip_suffix(".expect.json")
+            .unwrap();
+        let stream = [".ndjson", ".stdout"]
+            .iter()
+            .map(|ext| PathBuf::from(format!("{stem}{ext}")))
+            .chain(std::iter::once(root().join("examples").join(format!(
+                "{}.ndjson",
+                Path::new(stem).file_name().unwrap().to_str().unwrap()
+            ))))
+            .find(|p| p.exists())
+            .unwrap();
+        streams.push(stream);
+    }
+    streams.sort();
+    streams
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path.to_str().unwrap().ends_with(".expect.json") {
+            out.push(path);
+        }
+    }
+}
+
+/// Loads the page of `inputs` and checks it holds a section per run, an entry per tool
+/// call (as many as `stats` and `tools` count on the same inputs) and each of `answers`.
+fn check_page(browser: &Browser, name: &str, inputs: &[PathBuf], answers: &[String]) {
+    let dir = tempfile::tempdir().unwrap();
+    let page = write_page(dir.path(), name, &[], inputs);
+    let dom = browser.dom(&page, None);
+    assert_loaded(&dom, name);
+    let (_, stats, _) = cursor_stream(&["stats", "--json"], inputs);
+    let (_, tools, _) = cursor_stream(&["tools", "--json"], inputs);
+    let runs = dom.matches("<section class=\"run\"").count();
+    assert_eq!(runs, stats.lines().count(), "{name}: runs in the page");
+    let calls = dom.matches("<li class=\"call").count();
+    assert_eq!(
+        calls,
+        tools.lines().count(),
+        "{name}: tool calls in the page"
+    );
+    let text = text_of(&dom);
+    for answer in answers {
+        let expected = text_of(&render_markdown(answer));
+        assert!(
+            text.contains(&expected),
+            "{name}: the answer {expected:?} is not in the page"
+        );
+    }
+}
+
+#[test]
+fn every_fixture_and_recording_reads_in_a_browser() {
+    let Some(browser) = browser() else { return };
+    let streams = fixture_streams();
+    assert!(streams.len() > 80, "{} streams", streams.len());
+    let mut answers = Vec::new();
+    for stream in &streams {
+        let stem = stream.to_str().unwrap();
+        let stem = stem
+            .strip_suffix(".ndjson")
+            .or(stem.strip_suffix(".stdout"))
+            .unwrap();
+        let expect_path = if stream.starts_with(root().join("examples")) {
+            root().join("tests/fixtures/agents/examples").join(format!(
+                "{}.expect.json",
+                Path::new(stem).file_name().unwrap().to_str().unwrap()
+            ))
+        } else {
+            PathBuf::from(format!("{stem}.expect.json"))
+        };
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(expect_path).unwrap()).unwrap();
+        for run in v["runs"].as_array().unwrap() {
+            for piece in run["answer_pieces"].as_array().into_iter().flatten() {
+                let piece = piece.as_str().unwrap().trim();
+                if !piece.is_empty() {
+                    answers.push(piece.to_string());
+                }
+            }
+        }
+    }
+    check_page(&browser, "fixtures", &streams, &answers);
+}
+
+#[test]
+fn every_capture_reads_in_a_browser() {
+    let captures = root().join("../shared/captures");
+    if !captures.is_dir() {
+        eprintln!("skipped: no captures at {}", captures.display());
+        return;
+    }
+    let Some(browser) = browser() else { return };
+    let mut groups: Vec<(String, Vec<PathBuf>)> = Vec::new();
+    let mut top = Vec::new();
+    for entry in std::fs::read_dir(&captures).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&path)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "jsonl" || e == "ndjson"))
+                .collect();
+            files.sort();
+            groups.push((path.file_name().unwrap().to_string_lossy().into(), files));
+        } else if path.extension().is_some_and(|e| e == "jsonl") {
+            top.push(path);
+        }
+    }
+    top.sort();
+    groups.push(("cursor".into(), top));
+    for (name, files) in groups {
+        if !files.is_empty() {
+            check_page(&browser, &name, &files, &[]);
+        }
+    }
+}
+
+/// A Cursor run of `calls` shell calls, each printing `output_lines` lines of 100 bytes.
+fn big_run(calls: usize, output_lines: usize) -> tempfile::NamedTempFile {
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    let sid = "7a7a7a7a-0000-4000-8000-000000000000";
+    let w = file.as_file_mut();
+    writeln!(w, r#"{{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/w","session_id":"{sid}","model":"gpt-5","permissionMode":"default"}}"#).unwrap();
+    let line = format!("{}\\n", "x".repeat(99));
+    let output = line.repeat(output_lines);
+    for i in 0..calls {
+        let args = format!(r#"{{"command":"make part-{i}","workingDirectory":"/w"}}"#);
+        writeln!(w, r#"{{"type":"tool_call","subtype":"started","call_id":"c{i}","tool_call":{{"shellToolCall":{{"args":{args}}}}},"session_id":"{sid}"}}"#).unwrap();
+        writeln!(w, r#"{{"type":"tool_call","subtype":"completed","call_id":"c{i}","tool_call":{{"shellToolCall":{{"args":{args},"result":{{"success":{{"exitCode":0,"stdout":"{output}end of part-{i}\n","stderr":""}}}}}}}},"session_id":"{sid}"}}"#).unwrap();
+    }
+    writeln!(w, r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"Built every part."}}]}},"session_id":"{sid}"}}"#).unwrap();
+    writeln!(w, r#"{{"type":"result","subtype":"success","duration_ms":1000,"duration_api_ms":900,"is_error":false,"result":"Built every part.","session_id":"{sid}"}}"#).unwrap();
+    w.flush().unwrap();
+    file
+}
+
+#[test]
+fn hundreds_of_large_outputs_stay_under_a_mebibyte_with_every_call_listed() {
+    // 400 calls of 40 KiB of output each: 16 MiB of log.
+    let log = big_run(400, 400);
+    let input = [log.path().to_path_buf()];
+    let (code, md, _) = cursor_stream(&["transcript"], &input);
+    assert_eq!(code, 0);
+    assert!(md.len() < 1 << 20, "{} bytes of Markdown", md.len());
+    assert_eq!(md.matches("<b>shell</b>").count(), 400, "every call listed");
+    assert!(md.contains("<code>make part-399</code>"));
+    assert!(md.contains("Built every part."));
+    assert!(md.contains("`--full` keeps"), "the cuts are not said");
+
+    let (_, page, _) = cursor_stream(&["transcript", "--html"], &input);
+    assert!(page.len() < 17 << 20, "{} bytes of HTML", page.len());
+    assert_eq!(page.matches("<li class=\"call").count(), 400);
+
+    let (_, full, _) = cursor_stream(&["transcript", "--full"], &input);
+    assert!(full.len() > 16_000_000, "--full: {} bytes", full.len());
+    for i in [0, 199, 399] {
+        assert!(
+            full.contains(&format!("end of part-{i}\n")),
+            "--full lost part {i}"
+        );
+    }
+    assert!(!full.contains("--full` keeps"));
+}
+
+#[test]
+fn several_runs_start_with_a_table_of_them() {
+    let input = [root().join("tests/fixtures/two-runs.ndjson")];
+    let (code, md, _) = cursor_stream(&["transcript"], &input);
+    assert_eq!(code, 0);
+    assert!(md.starts_with("## 2 runs\n\n| # | agent |"), "{md}");
+    assert_eq!(
+        md.matches("\n| 1 | cursor |").count() + md.matches("\n| 2 | cursor |").count(),
+        2
+    );
+    let table = md.find("| 2 | cursor |").unwrap();
+    let first_section = md.find("## ✅ Run 1 ·").unwrap();
+    let second_section = md.find("## ✅ Run 2 ·").unwrap();
+    assert!(table < first_section && first_section < second_section);
+
+    let (_, page, _) = cursor_stream(&["transcript", "--html"], &input);
+    assert!(page.contains("<table class=\"runs\">"));
+    assert!(page.contains("<a href=\"#run-2\">2</a>"));
+}
+
+#[test]
+fn a_run_still_in_progress_is_shown_as_far_as_it_went() {
+    let input = [root().join("tests/fixtures/no-result.ndjson")];
+    let (code, md, _) = cursor_stream(&["transcript"], &input);
+    assert_eq!(code, 3, "as the other run views");
+    assert!(md.contains("Unfinished"), "{md}");
+    let (code, page, _) = cursor_stream(&["transcript", "--html"], &input);
+    assert_eq!(code, 3);
+    assert!(page.contains("<span class=\"badge unfinished\">unfinished</span>"));
+}
+
+#[test]
+fn a_failed_run_says_why() {
+    let input = [root().join("tests/fixtures/failed.ndjson")];
+    let (code, md, _) = cursor_stream(&["transcript"], &input);
+    assert_eq!(code, 1);
+    assert!(md.contains("> ❌ **The run failed"), "{md}");
+}
+
+#[test]
+fn a_live_stream_becomes_a_page_and_its_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let tee = dir.path().join("run.ndjson");
+    let input = std::fs::read(root().join("examples/session.ndjson")).unwrap();
+    let mut child = Command::new(BIN)
+        .args(["transcript", "--html", "--tee"])
+        .arg(&tee)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(page.starts_with("<!doctype html>") && page.ends_with("</html>\n"));
+    assert!(page.contains("<b class=\"tool\">shell</b> <code>cargo test</code>"));
+    assert_eq!(std::fs::read(&tee).unwrap(), input);
+}
