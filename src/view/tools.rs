@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use serde_json::value::RawValue;
 
 use crate::agent::event::{Event, StatusClass, ToolCall, ToolEnd, ToolStatus, Wants};
-use crate::out::one_line;
+use crate::out::{Channel, one_line};
 use crate::view::{Ctx, View, words};
 
 #[derive(Debug, Clone, Default)]
@@ -223,7 +223,8 @@ fn write_json(call: &Record<'_>, ctx: &Ctx, out: &mut Vec<u8>) {
     out.extend_from_slice(b"}\n");
 }
 
-/// `ok        shell        199 ms  wc -l notes.txt — exit 0`
+/// `ok        shell        199 ms  wc -l notes.txt — exit 0`; on a terminal fitted to its
+/// width, the argument shortened first.
 fn write_human(call: &Record<'_>, ctx: &Ctx, out: &mut Vec<u8>) {
     let c = call.call;
     let (status, style) = match call.status {
@@ -234,29 +235,26 @@ fn write_human(call: &Record<'_>, ctx: &Ctx, out: &mut Vec<u8>) {
         .end
         .and_then(ToolEnd::duration_ms)
         .map_or("-".to_string(), words::duration);
-    let target = words::target(c.target.as_deref(), ctx.run.cwd.as_deref());
+    let target = words::target(c.target.as_deref(), c.kind, ctx.run.cwd.as_deref());
     let brief = match call.end {
         Some(end) => words::brief(c.kind, end.status.class, end.effect),
         None => String::new(),
     };
-    let mut line = String::new();
-    if ctx.out.color_out() {
-        line.push_str(&format!(
-            "{}{status:<9}{}",
-            style.render(),
-            style.render_reset()
-        ));
-    } else {
-        line.push_str(&format!("{status:<9}"));
+    let tool = one_line(&c.tool, usize::MAX);
+    let line = words::fit_sentence(ctx.out.width(Channel::Out), c.kind, &target, |target| {
+        let mut line = format!("{status:<9} {tool:<12} {duration:>8}  {target}");
+        if !brief.is_empty() {
+            line.push_str(" — ");
+            line.push_str(&brief);
+        }
+        line
+    });
+    // The status is styled after fitting, so that the escapes count no width.
+    match line.strip_prefix(status) {
+        Some(rest) if ctx.out.color_out() => out.extend_from_slice(
+            format!("{}{status}{}{rest}", style.render(), style.render_reset()).as_bytes(),
+        ),
+        _ => out.extend_from_slice(line.as_bytes()),
     }
-    line.push_str(&format!(
-        " {:<12} {duration:>8}  {target}",
-        one_line(&c.tool, 40)
-    ));
-    if !brief.is_empty() {
-        line.push_str(" — ");
-        line.push_str(&brief);
-    }
-    line.push('\n');
-    out.extend_from_slice(line.as_bytes());
+    out.push(b'\n');
 }
