@@ -116,9 +116,9 @@ fn root_len(path: &str) -> usize {
             2
         };
     }
-    if path.starts_with("\\\\") {
+    if let Some(unc) = path.strip_prefix("\\\\") {
         // UNC: `\\server\share\` is the root.
-        let mut seps = path[2..].match_indices(is_separator);
+        let mut seps = unc.match_indices(is_separator);
         return match (seps.next(), seps.next()) {
             (Some(_), Some((i, _))) => 2 + i + 1,
             _ => path.len(),

@@ -88,11 +88,6 @@ impl Output {
         }
     }
 
-    /// Whether the view's output may carry styles.
-    pub fn color_out(&self) -> bool {
-        self.color_out
-    }
-
     /// Writes the chosen view's output.
     pub fn write_out(&mut self, bytes: &[u8]) -> io::Result<()> {
         if bytes.is_empty() {
