@@ -1,7 +1,9 @@
 //! `stats`: one row per run, and a totals row, for every agent.
 //!
-//! Each row is written when its run ends, so memory holds one run's counters whatever the
-//! size of the log. Columns: agent, session id (first 8 characters), model, status
+//! Piped, each row is written when its run ends with every value whole, so memory holds
+//! one run's counters whatever the size of the log. On a terminal the rows are kept (a few
+//! short strings a run) and laid out at the end for the terminal's width: a table where one
+//! fits, else a few lines a run. Columns: agent, session id (first 8 characters), model, status
 //! (`success`, `error`, `no result`), duration, answer length in bytes, thinking phases,
 //! tokens in and out, tool calls by status and by tool, working directory. `--json` writes
 //! one object per run instead (schema in the README).
