@@ -1,7 +1,7 @@
 //! Running the chosen view over the inputs, or over the stream of an agent `run` starts.
 
 use std::fs::File;
-use std::io;
+use std::io::{self, IsTerminal};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -20,6 +20,17 @@ use crate::view::{Ctx, View};
 /// `run`.
 pub fn run(config: &Config) -> anyhow::Result<ExitStatus> {
     let Some(opts) = &config.run else {
+        // A terminal on stdin means nothing was piped in: without a word the view would
+        // seem to hang.
+        if !config.quiet
+            && config.inputs.contains(&input::Input::Stdin)
+            && io::stdin().is_terminal()
+        {
+            eprintln!(
+                "cursor-stream: reading the stream from stdin (pipe an agent's output in, or \
+                 name a file; Ctrl-D ends)"
+            );
+        }
         let inputs = config.inputs.iter().map(|i| (i.name(), input::open(i)));
         return with_view(
             &config.view,
@@ -122,6 +133,8 @@ fn drive<V: View>(
             color_out: config.color_out,
             color_err: config.color_err,
             line_buffered: config.line_buffered,
+            out_width: config.columns.filter(|_| config.out_is_terminal),
+            err_width: config.columns.filter(|_| config.err_is_terminal),
         },
     );
     let ctx = Ctx::new(out, Diag::new(config.strict, config.quiet));

@@ -49,6 +49,8 @@ pub struct Config {
     pub color_err: bool,
     pub out_is_terminal: bool,
     pub err_is_terminal: bool,
+    /// The terminal's width, read once, when stdout or stderr is one.
+    pub columns: Option<usize>,
 }
 
 /// What the command line asks for.
@@ -163,6 +165,7 @@ impl Config {
             color_err: color(err_is_terminal),
             out_is_terminal,
             err_is_terminal,
+            columns: (out_is_terminal || err_is_terminal).then(crate::out::fit::terminal_columns),
         }))
     }
 }

@@ -12,6 +12,7 @@
 //! tool adds itself reach the terminal.
 
 pub(crate) mod diag;
+pub mod fit;
 
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
@@ -41,6 +42,8 @@ pub struct Output {
     /// Present for a stream that is a terminal.
     clean_out: Option<Cleaner>,
     clean_err: Option<Cleaner>,
+    out_width: Option<usize>,
+    err_width: Option<usize>,
 }
 
 /// How the two streams behave; resolved once from the flags and the environment.
@@ -51,6 +54,10 @@ pub struct OutputMode {
     pub color_out: bool,
     pub color_err: bool,
     pub line_buffered: bool,
+    /// The width activity lines are fitted to on stdout, when it is a terminal (see
+    /// [`fit::terminal_columns`]); `None` writes them whole.
+    pub out_width: Option<usize>,
+    pub err_width: Option<usize>,
 }
 
 impl Output {
@@ -67,12 +74,18 @@ impl Output {
             line_buffered: mode.line_buffered,
             clean_out: mode.out_is_terminal.then(Cleaner::default),
             clean_err: mode.err_is_terminal.then(Cleaner::default),
+            out_width: mode.out_width,
+            err_width: mode.err_width,
         }
     }
 
-    /// Whether the view's output may carry styles.
-    pub fn color_out(&self) -> bool {
-        self.color_out
+    /// The width lines written to `channel` are fitted to; `None` when they are written
+    /// whole (not a terminal).
+    pub fn width(&self, channel: Channel) -> Option<usize> {
+        match channel {
+            Channel::Out => self.out_width,
+            Channel::Err => self.err_width,
+        }
     }
 
     /// Writes the chosen view's output.
@@ -243,7 +256,7 @@ impl vte::Perform for Keep<'_> {
 /// One line of text: control characters (newlines, terminal escapes) shown escaped, and
 /// cut with `…` after `max` characters.
 pub fn one_line(s: &str, max: usize) -> String {
-    let mut out = String::with_capacity(s.len().min(max + 8));
+    let mut out = String::with_capacity(s.len().min(max.saturating_add(8)));
     for (i, c) in s.chars().enumerate() {
         if i == max {
             out.push('…');

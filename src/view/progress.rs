@@ -16,12 +16,15 @@
 //! calls end. With `--activity-stderr` the activity lines and footers go to stderr and
 //! stdout holds only the answer, as `text` writes it.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use anstyle::{AnsiColor, Style};
 
-use crate::agent::event::{Event, NoticeKind, Outcome, RunEnd, StatusClass, ToolEnd, Wants};
-use crate::out::{Channel, one_line};
+use crate::agent::event::{
+    Event, NoticeKind, Outcome, RunEnd, StatusClass, ToolEnd, ToolKind, Wants,
+};
+use crate::out::{Channel, fit, one_line};
 use crate::view::text::AnswerWriter;
 use crate::view::thinking::Thinking;
 use crate::view::{Ctx, View, words};
@@ -59,7 +62,13 @@ impl ProgressView {
         }
     }
 
-    /// One line of activity, on a line of its own.
+    /// The room for an activity line's text after its mark, on a terminal.
+    fn room(&self, ctx: &Ctx, mark: &str) -> Option<usize> {
+        let width = ctx.out.width(self.channel)?;
+        Some(width.saturating_sub(fit::width(mark) + 1))
+    }
+
+    /// One line of activity, on a line of its own (on a terminal, cut to its width).
     fn activity(
         &mut self,
         ctx: &mut Ctx,
@@ -67,6 +76,10 @@ impl ProgressView {
         color: AnsiColor,
         text: &str,
     ) -> anyhow::Result<()> {
+        let text = match self.room(ctx, mark) {
+            Some(room) => fit::cut_end(text, room),
+            None => Cow::Borrowed(text),
+        };
         self.thinking.close(ctx)?;
         ctx.out.begin_line(self.channel)?;
         let style = Style::new().fg_color(Some(color.into()));
@@ -88,28 +101,30 @@ impl ProgressView {
             .counts
             .entry(words::status_word(status).to_string())
             .or_default() += 1;
-        let target = words::target(call.target.as_deref(), ctx.run.cwd.as_deref());
+        let target = words::target(call.target.as_deref(), call.kind, ctx.run.cwd.as_deref());
         if status.class == StatusClass::Pending {
-            let line = format!(
-                "Still running: {}",
-                words::tool_and_target(&call.tool, &target)
-            );
-            return self.activity(ctx, "…", AnsiColor::Cyan, &line);
+            let mark = "…";
+            let line = words::fit_sentence(self.room(ctx, mark), call.kind, &target, |t| {
+                format!("Still running: {}", words::tool_and_target(&call.tool, t))
+            });
+            return self.activity(ctx, mark, AnsiColor::Cyan, &line);
         }
-        let line = words::describe(
-            call.kind,
-            &call.tool,
-            &target,
-            status,
-            end.effect,
-            end.duration_ms(),
-        );
         let (mark, color) = match status.class {
             StatusClass::Ok => ("✓", AnsiColor::Green),
             StatusClass::Rejected => ("✗", AnsiColor::Yellow),
             StatusClass::Unknown | StatusClass::Pending => ("?", AnsiColor::Cyan),
             StatusClass::Failed => ("✗", AnsiColor::Red),
         };
+        let line = words::fit_sentence(self.room(ctx, mark), call.kind, &target, |t| {
+            words::describe(
+                call.kind,
+                &call.tool,
+                t,
+                status,
+                end.effect,
+                end.duration_ms(),
+            )
+        });
         self.activity(ctx, mark, color, &line)
     }
 
@@ -161,19 +176,42 @@ impl View for ProgressView {
         self.counts.clear();
         self.answer.run_start(ctx.run.agent);
         let run = &ctx.run;
-        let parts: Vec<String> = [
-            run.model.clone(),
-            run.cwd.clone(),
-            run.session_id.as_ref().map(|s| format!("session {s}")),
-        ]
-        .into_iter()
-        .flatten()
-        .map(|s| one_line(&s, 200))
-        .collect();
-        if parts.is_empty() {
+        let mark = "▶";
+        let room = self.room(ctx, mark);
+        // On a terminal the directory reads `~/…`, and is what gets shortened first.
+        let cwd = run.cwd.as_deref().map(|cwd| match room {
+            Some(_) => one_line(&words::tilde(cwd), usize::MAX),
+            None => one_line(cwd, usize::MAX),
+        });
+        let session = run.session_id.as_deref().map(|s| one_line(s, usize::MAX));
+        let line = |cwd: Option<&str>, session: Option<&str>| {
+            [
+                run.model.as_deref().map(|m| one_line(m, usize::MAX)),
+                cwd.map(str::to_string),
+                session.map(|s| format!("session {s}")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<String>>()
+            .join(" · ")
+        };
+        let mut text = line(cwd.as_deref(), session.as_deref());
+        if let Some(room) = room.filter(|&room| fit::width(&text) > room) {
+            // Too wide: the session as `stats` shows it (its first 8 characters), then the
+            // directory shortened.
+            let session = session.as_deref().map(|s| fit::cut_end(s, 9));
+            let session = session.as_deref().map(|s| s.trim_end_matches('…'));
+            text = match &cwd {
+                Some(cwd) => {
+                    words::fit_sentence(Some(room), ToolKind::List, cwd, |c| line(Some(c), session))
+                }
+                None => line(None, session),
+            };
+        }
+        if text.is_empty() {
             return Ok(());
         }
-        self.activity(ctx, "▶", AnsiColor::Blue, &parts.join(" · "))
+        self.activity(ctx, mark, AnsiColor::Blue, &text)
     }
 
     fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
@@ -194,7 +232,7 @@ impl View for ProgressView {
                     NoticeKind::Warning => ("⚠", AnsiColor::Yellow),
                     NoticeKind::Error => ("✗", AnsiColor::Red),
                 };
-                self.activity(ctx, mark, color, &one_line(&notice.text, 200))
+                self.activity(ctx, mark, color, &one_line(&notice.text, usize::MAX))
             }
             Event::ToolStarted { .. } => Ok(()),
         }

@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use serde_json::value::RawValue;
 
 use crate::agent::event::{Event, StatusClass, ToolCall, ToolEnd, ToolStatus, Wants};
-use crate::out::one_line;
+use crate::out::{Channel, one_line};
 use crate::view::{Ctx, View, words};
 
 #[derive(Debug, Clone, Default)]
@@ -79,6 +79,23 @@ impl CallFilter {
     }
 }
 
+/// A line ready to be written; its first `styled` bytes (the status) in `style`. Styles
+/// are written apart from the text, which a terminal gets cleaned of escapes.
+#[derive(Default)]
+struct Line {
+    bytes: Vec<u8>,
+    styled: usize,
+    style: anstyle::Style,
+}
+
+impl Line {
+    fn write(&self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let (status, rest) = self.bytes.split_at(self.styled);
+        ctx.out.write_out_styled(self.style, status)?;
+        Ok(ctx.out.write_out(rest)?)
+    }
+}
+
 /// Everything known about one call at the moment it is listed.
 struct Record<'a> {
     call: &'a ToolCall<'a>,
@@ -91,7 +108,7 @@ struct Record<'a> {
 pub struct ToolsView {
     opts: ToolsOptions,
     /// Lines by start position; `None` while the call runs. Released from the front.
-    order: BTreeMap<u64, Option<Vec<u8>>>,
+    order: BTreeMap<u64, Option<Line>>,
 }
 
 impl ToolsView {
@@ -106,20 +123,20 @@ impl ToolsView {
     fn release(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
         while let Some(entry) = self.order.first_entry() {
             let Some(line) = entry.get() else { break };
-            ctx.out.write_out(line)?;
+            line.write(ctx)?;
             entry.remove();
         }
         Ok(())
     }
 
     /// The record's line, or nothing when the filter leaves it out.
-    fn render(&self, call: &Record<'_>, ctx: &Ctx) -> Vec<u8> {
-        let mut line = Vec::new();
+    fn render(&self, call: &Record<'_>, ctx: &Ctx) -> Line {
+        let mut line = Line::default();
         if !self.opts.filter.accepts(call) {
             return line;
         }
         if self.opts.json {
-            write_json(call, ctx, &mut line);
+            write_json(call, ctx, &mut line.bytes);
         } else {
             write_human(call, ctx, &mut line);
         }
@@ -149,8 +166,7 @@ impl View for ToolsView {
                         end: None,
                         session_id,
                     };
-                    let line = self.render(&record, ctx);
-                    ctx.out.write_out(&line)?;
+                    self.render(&record, ctx).write(ctx)?;
                 }
                 Ok(())
             }
@@ -223,8 +239,9 @@ fn write_json(call: &Record<'_>, ctx: &Ctx, out: &mut Vec<u8>) {
     out.extend_from_slice(b"}\n");
 }
 
-/// `ok        shell        199 ms  wc -l notes.txt — exit 0`
-fn write_human(call: &Record<'_>, ctx: &Ctx, out: &mut Vec<u8>) {
+/// `ok        shell        199 ms  wc -l notes.txt — exit 0`; on a terminal fitted to its
+/// width, the argument shortened first.
+fn write_human(call: &Record<'_>, ctx: &Ctx, out: &mut Line) {
     let c = call.call;
     let (status, style) = match call.status {
         Some(s) => (words::status_word(s), words::status_style(s.class)),
@@ -234,29 +251,25 @@ fn write_human(call: &Record<'_>, ctx: &Ctx, out: &mut Vec<u8>) {
         .end
         .and_then(ToolEnd::duration_ms)
         .map_or("-".to_string(), words::duration);
-    let target = words::target(c.target.as_deref(), ctx.run.cwd.as_deref());
+    let target = words::target(c.target.as_deref(), c.kind, ctx.run.cwd.as_deref());
     let brief = match call.end {
         Some(end) => words::brief(c.kind, end.status.class, end.effect),
         None => String::new(),
     };
-    let mut line = String::new();
-    if ctx.out.color_out() {
-        line.push_str(&format!(
-            "{}{status:<9}{}",
-            style.render(),
-            style.render_reset()
-        ));
-    } else {
-        line.push_str(&format!("{status:<9}"));
+    let tool = one_line(&c.tool, usize::MAX);
+    let line = words::fit_sentence(ctx.out.width(Channel::Out), c.kind, &target, |target| {
+        let mut line = format!("{status:<9} {tool:<12} {duration:>8}  {target}");
+        if !brief.is_empty() {
+            line.push_str(" — ");
+            line.push_str(&brief);
+        }
+        line
+    });
+    // The status is styled after fitting, so that its escapes count no width.
+    if line.starts_with(status) {
+        out.styled = status.len();
+        out.style = style;
     }
-    line.push_str(&format!(
-        " {:<12} {duration:>8}  {target}",
-        one_line(&c.tool, 40)
-    ));
-    if !brief.is_empty() {
-        line.push_str(" — ");
-        line.push_str(&brief);
-    }
-    line.push('\n');
-    out.extend_from_slice(line.as_bytes());
+    out.bytes.extend_from_slice(line.as_bytes());
+    out.bytes.push(b'\n');
 }

@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 
 use super::escape::{self, Cut};
-use super::markdown::{cut_words, line_tail};
+use super::markdown::{cut_words, line_tail, short_target};
 use super::readable::Parts;
 use super::timeline::{self, Timeline};
 use super::{Call, Detail, Document, Item, Render, Row, Run, answer};
@@ -48,7 +48,7 @@ fn call_anchor(run: &Run, i: usize) -> String {
 /// The call's one line, without markup: for titles and labels.
 fn call_title(run: &Run, call: &Call) -> String {
     let mut s = call.tool.clone();
-    let target = words::target(call.target.as_deref(), run.info.cwd.as_deref());
+    let target = short_target(run, call);
     if !target.is_empty() {
         s.push(' ');
         s.push_str(&target);
@@ -195,7 +195,7 @@ fn call_html(out: &mut String, run: &Run, i: usize, detail: Detail) {
     out.push_str("</span> <b class=\"tool\">");
     esc(out, &call.tool);
     out.push_str("</b>");
-    let target = words::target(call.target.as_deref(), run.info.cwd.as_deref());
+    let target = short_target(run, call);
     if !target.is_empty() {
         out.push_str(" <code>");
         esc(out, &target);

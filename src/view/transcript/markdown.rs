@@ -90,7 +90,7 @@ fn summary_html(out: &mut String, run: &Run, call: &Call) {
     out.push_str("<b>");
     escape::html(out, &call.tool);
     out.push_str("</b>");
-    let target = words::target(call.target.as_deref(), run.info.cwd.as_deref());
+    let target = short_target(run, call);
     if !target.is_empty() {
         out.push_str(" <code>");
         escape::html(out, &target);
@@ -100,6 +100,16 @@ fn summary_html(out: &mut String, run: &Run, call: &Call) {
         out.push_str(if i == 0 { " — " } else { " · " });
         escape::html(out, &part);
     }
+}
+
+/// How wide a call's main argument may be on its line (whole in its arguments).
+const TARGET_COLUMNS: usize = 120;
+
+/// The call's main argument for its line: relative to the run's directory, the command a
+/// shell wrapper runs, shortened (a path keeps its file name).
+pub(crate) fn short_target(run: &Run, call: &Call) -> String {
+    let target = words::target(call.target.as_deref(), call.kind, run.info.cwd.as_deref());
+    words::shorten(call.kind, &target, TARGET_COLUMNS).into_owned()
 }
 
 /// After the call's target: its status when not a success, its outcome, its duration.
