@@ -661,7 +661,7 @@ fn hundreds_of_large_outputs_stay_under_a_mebibyte_with_every_call_listed() {
     assert!(md.contains("`--full` keeps"), "the cuts are not said");
 
     let (_, page, _) = cursor_stream(&["transcript", "--html"], &input);
-    assert!(page.len() < 17 << 20, "{} bytes of HTML", page.len());
+    assert!(page.len() < 9 << 20, "{} bytes of HTML", page.len());
     assert_eq!(page.matches("<li class=\"call").count(), 400);
 
     let (_, full, _) = cursor_stream(&["transcript", "--full"], &input);

@@ -67,6 +67,8 @@ pub(crate) fn html(out: &mut String, s: &str) {
 /// HTML could read as syntax escaped with a backslash.
 pub(crate) fn markdown_inline(out: &mut String, s: &str) {
     for c in one_line(s).chars() {
+        // `-`, `+` and `:` need no escape in the middle of a line (lists start a line);
+        // `$` does: GitHub reads `$…$` as math.
         if matches!(
             c,
             '\\' | '`'
@@ -81,15 +83,11 @@ pub(crate) fn markdown_inline(out: &mut String, s: &str) {
                 | '<'
                 | '>'
                 | '#'
-                | '+'
-                | '-'
                 | '!'
                 | '|'
                 | '~'
                 | '&'
-                | '"'
                 | '$'
-                | ':'
         ) {
             out.push('\\');
         }
@@ -190,7 +188,7 @@ mod tests {
     fn markdown_inline_leaves_no_syntax() {
         let mut s = String::new();
         markdown_inline(&mut s, "*a* <b>\n[x](javascript:y)");
-        assert_eq!(s, r"\*a\* \<b\> \[x\]\(javascript\:y\)");
+        assert_eq!(s, r"\*a\* \<b\> \[x\]\(javascript:y\)");
     }
 
     #[test]

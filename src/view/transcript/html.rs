@@ -202,6 +202,7 @@ fn call_html(out: &mut String, run: &Run, i: usize, detail: Detail) {
         out.push_str("</code>");
     }
     let brief = words::brief(call.kind, call.status.class, &call.effect);
+    let brief = crate::out::fit::cut_end(&brief, 120);
     if !brief.is_empty() {
         out.push_str(" <span class=\"brief\">— ");
         esc(out, &brief);
@@ -451,7 +452,7 @@ fn table(out: &mut String, rows: &[Row], with_source: bool) {
         esc(out, &escape::one_line(row.model.as_deref().unwrap_or("")));
         let _ = write!(
             out,
-            "</td><td><span class=\"badge {0}\">{0}</span>",
+            "</td><td class=\"wrap\"><span class=\"badge {0}\">{0}</span>",
             row.status
         );
         if let Some(reason) = &row.reason {
@@ -489,7 +490,7 @@ fn table(out: &mut String, rows: &[Row], with_source: bool) {
         }
         out.push_str("</code></td>");
         if with_source {
-            out.push_str("<td>");
+            out.push_str("<td class=\"wrap\">");
             esc(out, &escape::one_line(&row.source));
             out.push_str("</td>");
         }

@@ -25,6 +25,7 @@ use super::escape::{self, Cut};
 use super::readable::Parts;
 use super::{Call, Detail, Document, Item, Render, Row, Run, answer};
 use crate::agent::event::{NoticeKind, Outcome, StatusClass};
+use crate::out::fit;
 use crate::view::words;
 
 pub(crate) struct Markdown;
@@ -118,9 +119,10 @@ pub(crate) fn line_tail(call: &Call) -> Vec<String> {
     if call.status.class != StatusClass::Ok {
         parts.push(call.status.word.to_string());
     }
+    // The error's first line, say; all of it is in the details.
     let brief = words::brief(call.kind, call.status.class, &call.effect);
     if !brief.is_empty() {
-        parts.push(brief);
+        parts.push(fit::cut_end(&brief, TARGET_COLUMNS).into_owned());
     }
     if let Some(ms) = call.duration_ms() {
         parts.push(words::duration(ms));

@@ -83,7 +83,7 @@ impl Limits {
             // A page a browser opens at once, whatever the log: the outputs a reader
             // scrolls through, not megabytes of them.
             Limits {
-                total: 16 << 20,
+                total: 8 << 20,
                 table: 1 << 20,
                 keep: Keep {
                     block_lines: 200,

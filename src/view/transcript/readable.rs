@@ -146,7 +146,9 @@ impl Walker<'_> {
     }
 
     fn string(self, s: &str) {
-        if s.contains('\n') || s.chars().nth(FIELD_CHARS).is_some() {
+        // A value that is one string (a result given as text) is shown as text, however
+        // short.
+        if self.depth == 0 || s.contains('\n') || s.chars().nth(FIELD_CHARS).is_some() {
             push_block(self.parts, self.path, s, self.keep);
         } else if s.is_empty() {
             push_field(self.parts, &self.path, "\"\"");
