@@ -78,8 +78,16 @@ echo "== wc -l" >&2
 hyperfine -N --warmup 1 --runs "$RUNS" --output=null \
   --export-json "$RESULTS/wc.json" "wc -l $LOG" >/dev/null
 
+echo "== transcript" >&2
+for args in "transcript" "transcript --html"; do
+  key=${args// /_}
+  hyperfine -N --warmup 1 --runs "$RUNS" --output=null \
+    --export-json "$RESULTS/$key.json" "$BIN $args $LOG" >/dev/null
+  "$BIN" $args "$LOG" 2>/dev/null | wc -c >"$RESULTS/$key.size"
+done
+
 echo "== peak memory" >&2
-for args in "text" "result" "events --type tool_call" "tools --json" "stats" "check"; do
+for args in "text" "result" "events --type tool_call" "tools --json" "stats" "check" "transcript" "transcript --html"; do
   /usr/bin/time -f "%M" -o "$RESULTS/mem.tmp" "$BIN" $args "$LOG" >/dev/null 2>&1 || true
   printf '%s|%s\n' "$args" "$(tail -n 1 "$RESULTS/mem.tmp")" >>"$RESULTS/memory"
 done
@@ -142,6 +150,11 @@ pipe = mean(os.path.join(results, "pipe.json"))
 tail = " |" if have_base else ""
 print(f"| `cat log \\| text` (pipe) | {pipe:.2f} s, {mbs(n, pipe):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + f"{wc / pipe:.2f} |" + tail)
 print(f"| `wc -l` (floor) | {wc:.2f} s, {mbs(n, wc):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + "1.00 |" + tail)
+print()
+for key, what in (("transcript", "Markdown"), ("transcript_--html", "HTML")):
+    secs = mean(os.path.join(results, f"{key}.json"))
+    size = int(open(os.path.join(results, f"{key}.size")).read())
+    print(f"`{key.replace('_', ' ')}` of the log: {secs:.2f} s, {size / 1e6:.2f} MB of {what}.")
 print()
 print("Peak memory (max RSS): " + ", ".join(
     f"`{a}` {int(kb) / 1024:.1f} MiB" for a, kb in (l.strip().split("|") for l in open(os.path.join(results, "memory")))))

@@ -23,6 +23,7 @@ pub use crate::view::progress::ProgressOptions;
 pub use crate::view::stats::StatsOptions;
 pub use crate::view::text::TextOptions;
 pub use crate::view::tools::ToolsOptions;
+pub use crate::view::transcript::TranscriptOptions;
 
 /// [`run_captured`] reads with small buffers: they exercise the splitter's rolling and
 /// growth, and cost little to set up (the fuzz target runs many times a second).

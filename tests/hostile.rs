@@ -151,7 +151,15 @@ fn deep_nesting_is_an_error_not_a_crash() {
     tool.extend(std::iter::repeat_n(b']', depth));
     tool.extend_from_slice(b"}}},\"session_id\":\"s1\"}");
     let input = run_with(&[&deep, &tool]);
-    for view in ["text", "tools", "stats", "check", "events", "progress"] {
+    for view in [
+        "text",
+        "tools",
+        "stats",
+        "check",
+        "events",
+        "progress",
+        "transcript",
+    ] {
         let (code, _, err) = stderr_of(&[view], input.clone());
         assert!(code == 0 || code == 1, "{view}: {code} {err}");
         assert!(!err.contains("panicked"), "{view}: {err}");
@@ -434,6 +442,17 @@ fn memory_does_not_grow_with_the_number_of_runs() {
             "{view}: {small} KiB for one run, {large} KiB for 20 000"
         );
     }
+    // A transcript keeps what it shows, which its budget bounds: 1 MiB of Markdown, 8 MiB of
+    // page; twice that while a string grows, and a few MiB for rendering. (By hand: 14.5 MiB
+    // for 20 000 runs and for 80 000, 22 MiB with --html.)
+    for (args, budget_mib) in [(&["transcript"][..], 1), (&["transcript", "--html"][..], 8)] {
+        let small = peak_kib(args, &one);
+        let large = peak_kib(args, &many);
+        assert!(
+            large < small + (2 * budget_mib + 4) * 1024,
+            "{args:?}: {small} KiB for one run, {large} KiB for 20 000"
+        );
+    }
 }
 
 #[test]
@@ -441,7 +460,15 @@ fn the_inputs_the_fuzzer_found_are_handled() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz");
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
-        for view in ["text", "tools", "progress", "stats", "check", "events"] {
+        for view in [
+            "text",
+            "tools",
+            "progress",
+            "stats",
+            "check",
+            "events",
+            "transcript",
+        ] {
             let out = Command::new(BIN).arg(view).arg(&path).output().unwrap();
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(

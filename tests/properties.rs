@@ -11,7 +11,7 @@ use proptest::prelude::*;
 
 use cursor_stream::testing::{
     AGENTS, CheckOptions, EventsOptions, LineReader, ProgressOptions, StatsOptions, TextOptions,
-    ToolsOptions, ViewChoice, run_captured, run_captured_as,
+    ToolsOptions, TranscriptOptions, ViewChoice, run_captured, run_captured_as,
 };
 
 /// Hands out its data in reads of the given sizes, in turn.
@@ -167,6 +167,11 @@ fn views() -> Vec<ViewChoice> {
         ViewChoice::Progress(ProgressOptions::default()),
         ViewChoice::Stats(StatsOptions { json: true }),
         ViewChoice::Check(CheckOptions { json: true }),
+        ViewChoice::Transcript(TranscriptOptions::default()),
+        ViewChoice::Transcript(TranscriptOptions {
+            html: true,
+            full: false,
+        }),
     ]
 }
 

@@ -14,8 +14,8 @@ use libfuzzer_sys::fuzz_target;
 
 use cursor_stream::agent::event::Agent;
 use cursor_stream::testing::{
-    AGENTS, Captured, CheckOptions, EventFilter, EventsOptions, GetOptions, Paths,
-    ProgressOptions, StatsOptions, TextOptions, ToolsOptions, ViewChoice, run_captured_as,
+    AGENTS, Captured, CheckOptions, EventFilter, EventsOptions, GetOptions, Paths, ProgressOptions,
+    StatsOptions, TextOptions, ToolsOptions, TranscriptOptions, ViewChoice, run_captured_as,
 };
 
 /// Hands out its data in reads of a fixed size.
@@ -72,6 +72,11 @@ fn views() -> Vec<ViewChoice> {
         ViewChoice::Stats(StatsOptions { json: true }),
         ViewChoice::Stats(StatsOptions::default()),
         ViewChoice::Check(CheckOptions { json: true }),
+        ViewChoice::Transcript(TranscriptOptions::default()),
+        ViewChoice::Transcript(TranscriptOptions {
+            html: true,
+            full: true,
+        }),
     ]
 }
 
@@ -109,6 +114,11 @@ fuzz_target!(|input: &[u8]| {
             "{view:?}"
         );
     }
-    let events = run(&ViewChoice::Events(EventsOptions::default()), agent, data, size);
+    let events = run(
+        &ViewChoice::Events(EventsOptions::default()),
+        agent,
+        data,
+        size,
+    );
     assert!(events.stdout == data, "events did not reproduce its input");
 });

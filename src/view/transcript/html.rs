@@ -161,6 +161,10 @@ fn parts_html(out: &mut String, title: &str, parts: &Parts) {
             esc(out, &block.label);
             out.push_str("</h5>");
         }
+        if block.text.is_empty() {
+            out.push_str("<p class=\"muted\">(empty)</p>\n");
+            continue;
+        }
         out.push_str("<pre>");
         esc(out, &block.text);
         out.push_str("</pre>\n");
@@ -366,8 +370,8 @@ impl Render for Html {
         out
     }
 
-    fn document(&self, doc: &Document<'_>) -> String {
-        let mut out = String::with_capacity(doc.sections.len() + CSS.len() + SCRIPT.len() + 4096);
+    fn document(&self, doc: &Document<'_>) -> (String, String) {
+        let mut out = String::with_capacity(CSS.len() + 4096);
         let title = match doc.sources {
             [one] => format!("Transcript of {one}"),
             _ => "Agent transcript".to_string(),
@@ -403,7 +407,7 @@ impl Render for Html {
                 );
             }
         }
-        out.push_str(doc.sections);
+        let head = std::mem::take(&mut out);
         let mut notes = Vec::new();
         if doc.runs_unshown > 0 {
             notes.push(format!(
@@ -427,7 +431,7 @@ impl Render for Html {
         out.push_str("</main>\n<script>");
         out.push_str(SCRIPT);
         out.push_str("</script>\n</body>\n</html>\n");
-        out
+        (head, out)
     }
 }
 

@@ -159,7 +159,11 @@ fn parts(out: &mut String, title: &str, parts: &Parts) {
             out.push_str(&block.label.replace('`', "'"));
             out.push_str("`\n\n");
         }
-        code_block(out, &block.text, block.cut);
+        if block.text.is_empty() {
+            out.push_str("_(empty)_\n\n");
+        } else {
+            code_block(out, &block.text, block.cut);
+        }
     }
     if parts.more > 0 {
         let _ = writeln!(out, "_… and {} more values._\n", parts.more);
@@ -329,11 +333,11 @@ impl Render for Markdown {
         out
     }
 
-    fn document(&self, doc: &Document<'_>) -> String {
+    fn document(&self, doc: &Document<'_>) -> (String, String) {
         let mut out = String::new();
         if doc.runs == 0 {
             out.push_str("_No agent run in the input._\n");
-            return out;
+            return (out, String::new());
         }
         if doc.runs > 1 {
             let _ = writeln!(out, "## {} runs\n", words::thousands(doc.runs as u64));
@@ -347,7 +351,7 @@ impl Render for Markdown {
             }
             out.push('\n');
         }
-        out.push_str(doc.sections);
+        let head = std::mem::take(&mut out);
         if doc.runs_unshown > 0 {
             let _ = writeln!(
                 out,
@@ -361,7 +365,7 @@ impl Render for Markdown {
                  `cursor-stream transcript --full` keeps everything._\n",
             );
         }
-        out
+        (head, out)
     }
 }
 

@@ -302,8 +302,10 @@ pub(crate) trait Render {
     /// A run's section. `details`: with the calls' arguments and output (as kept);
     /// `calls`: with the calls listed at all.
     fn section(&self, run: &Run, detail: Detail) -> String;
-    /// The whole document: the table (with several runs), the sections, the notes.
-    fn document(&self, doc: &Document<'_>) -> String;
+    /// The document around the sections: what comes before them (the page's head, the
+    /// table of runs) and after them (the notes), so the sections are written as they are
+    /// kept, never copied.
+    fn document(&self, doc: &Document<'_>) -> (String, String);
 }
 
 /// How much of a run a section shows.
@@ -322,7 +324,6 @@ pub(crate) struct Document<'a> {
     pub rows: &'a [Row],
     /// Rows past the table's budget.
     pub rows_unlisted: usize,
-    pub sections: &'a str,
     pub runs: usize,
     /// Runs without a section (over the budget).
     pub runs_unshown: usize,
@@ -647,14 +648,15 @@ impl View for TranscriptView {
         let doc = Document {
             rows: &self.rows,
             rows_unlisted: self.rows_unlisted,
-            sections: &self.sections,
             runs: self.runs,
             runs_unshown: self.runs_unshown,
             cut: self.cut,
             sources: &self.sources,
         };
-        let page = self.renderer().document(&doc);
-        ctx.out.write_out(page.as_bytes())?;
+        let (head, tail) = self.renderer().document(&doc);
+        ctx.out.write_out(head.as_bytes())?;
+        ctx.out.write_out(self.sections.as_bytes())?;
+        ctx.out.write_out(tail.as_bytes())?;
         Ok(())
     }
 }
