@@ -361,6 +361,11 @@ impl Browser {
     /// The DOM of `page` once loaded and its script run; Chromium's network log to
     /// `netlog` when given.
     fn dom(&self, page: &Path, netlog: Option<&Path>) -> String {
+        self.dom_at(page, "", netlog)
+    }
+
+    /// The DOM of `page` opened at `#fragment`.
+    fn dom_at(&self, page: &Path, fragment: &str, netlog: Option<&Path>) -> String {
         let mut cmd = Command::new(&self.program);
         cmd.args([
             "--headless",
@@ -380,7 +385,7 @@ impl Browser {
         let out_file = self.profile.path().join("dom.html");
         let mut child = cmd
             .arg("--dump-dom")
-            .arg(format!("file://{}", page.display()))
+            .arg(format!("file://{}{fragment}", page.display()))
             .stdout(std::fs::File::create(&out_file).unwrap())
             .stderr(Stdio::null())
             .spawn()
@@ -559,6 +564,41 @@ fn check_page(browser: &Browser, name: &str, inputs: &[PathBuf], answers: &[Stri
             "{name}: the answer {expected:?} is not in the page"
         );
     }
+}
+
+#[test]
+fn a_link_to_a_call_opens_it_and_the_filters_show() {
+    let Some(browser) = browser() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let page = write_page(
+        dir.path(),
+        "two-runs",
+        &[],
+        &[root().join("tests/fixtures/two-runs.ndjson")],
+    );
+    // A timeline bar links to its call: `#r2-c1` is the first call of the second run.
+    let dom = browser.dom_at(&page, "#r2-c1", None);
+    assert_loaded(&dom, "two-runs");
+    let call = dom.find("id=\"r2-c1\"").expect("no call r2-c1");
+    let tag_start = dom[..call].rfind('<').unwrap();
+    let tag = &dom[tag_start..call + dom[call..].find('>').unwrap()];
+    assert!(tag.contains(" open"), "the call is not open: {tag}");
+    assert!(dom.contains("href=\"#r2-c1\""), "no bar links to the call");
+    // Only the linked call is open; the filters, hidden without a script, are shown.
+    let open = tags(&dom)
+        .into_iter()
+        .filter(|t| t.name == "details" && attributes(&t.attrs).iter().any(|(a, _)| a == "open"))
+        .count();
+    assert_eq!(open, 1, "open calls");
+    let form = &dom[dom.find("<form id=\"filters\"").unwrap()..];
+    assert!(
+        !form[..form.find('>').unwrap()].contains("hidden"),
+        "the filters stay hidden"
+    );
+    assert!(
+        dom.contains("<option value=\"shell\">shell (3)</option>"),
+        "no tool filter"
+    );
 }
 
 #[test]
