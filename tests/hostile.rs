@@ -479,3 +479,43 @@ fn the_inputs_the_fuzzer_found_are_handled() {
         }
     }
 }
+
+#[test]
+fn a_stream_of_deltas_that_never_flushes_keeps_memory_flat() {
+    // 64 MiB of Cursor deltas in one segment, with no flush and no result: the text is
+    // compared by length and hash to recognise repeats, never kept.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deltas.ndjson");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    writeln!(
+        f,
+        r#"{{"type":"system","subtype":"init","session_id":"s1","model":"m"}}"#
+    )
+    .unwrap();
+    let word = "delta text of a long answer that never ends ".repeat(2);
+    let mut written = 0;
+    let mut i = 0u64;
+    while written < 64 << 20 {
+        let line = format!(
+            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{word}{i} "}}]}},"session_id":"s1","timestamp_ms":{i}}}"#
+        );
+        writeln!(f, "{line}").unwrap();
+        written += line.len() + 1;
+        i += 1;
+    }
+    drop(f);
+    let small = peak_kib(&["text"], &root_fixture("partial.ndjson"));
+    for view in ["text", "progress", "stats"] {
+        let peak = peak_kib(&[view], &path);
+        assert!(
+            peak < small + 4 * 1024,
+            "{view}: {peak} KiB for 64 MiB of deltas, {small} KiB for a small run"
+        );
+    }
+}
+
+fn root_fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}

@@ -30,6 +30,7 @@
 //! The dispatcher checks what was added against the run's `result` (see `dispatch`).
 
 use super::wire;
+use crate::agent::digest::Digest;
 
 /// Where the current segment stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,8 +45,9 @@ enum Segment {
 
 pub(crate) struct Answer {
     segment: Segment,
-    /// The current segment's text, for recognising repeats.
-    seg: Vec<u8>,
+    /// The current segment's text as a length and a hash, for recognising repeats with
+    /// memory that does not grow with the segment (a stream of deltas may never flush).
+    seg: Digest,
     seg_deltas: u32,
     /// The text of the event being read; the new part is a range of it.
     scratch: Vec<u8>,
@@ -55,7 +57,7 @@ impl Default for Answer {
     fn default() -> Self {
         Answer {
             segment: Segment::Fresh,
-            seg: Vec::new(),
+            seg: Digest::default(),
             seg_deltas: 0,
             scratch: Vec::new(),
         }
@@ -90,10 +92,10 @@ impl Answer {
         if self.segment != Segment::Deltas {
             self.begin_segment(Segment::Deltas);
         }
-        if self.seg_deltas >= 2 && self.scratch == self.seg {
+        if self.seg_deltas >= 2 && self.seg.matches(&self.scratch) {
             return self.scratch.len();
         }
-        self.seg.extend_from_slice(&self.scratch);
+        self.seg.add(&self.scratch);
         self.seg_deltas += 1;
         0
     }
@@ -101,13 +103,14 @@ impl Answer {
     fn flush_form(&mut self, segment_flush: bool) -> usize {
         let text = &self.scratch;
         let new = match self.segment {
-            Segment::Deltas if text.starts_with(&self.seg) => self.seg.len(),
-            Segment::Flushed if *text == self.seg => text.len(),
+            // The length fits: the text it is a prefix of is in memory.
+            Segment::Deltas if self.seg.is_prefix_of(text) => self.seg.len as usize,
+            Segment::Flushed if self.seg.matches(text) => text.len(),
             _ => 0,
         };
         if segment_flush {
             self.begin_segment(Segment::Flushed);
-            self.seg.extend_from_slice(&self.scratch);
+            self.seg.add(&self.scratch);
         } else {
             self.begin_segment(Segment::Fresh);
         }
