@@ -406,6 +406,16 @@ impl TranscriptView {
         }
     }
 
+    /// Whether anything more of `kind` may be kept: once a share is spent, what it would
+    /// keep is not even read (a long log's later calls cost no parsing).
+    fn room(&self, kind: Share) -> bool {
+        match kind {
+            Share::Lines => self.kept.lines < self.limits.total / 4,
+            Share::Answers => self.kept.answers < self.limits.total / 4,
+            Share::Details => self.kept.details < self.limits.total / 2,
+        }
+    }
+
     /// Adds `text` to the phase when `room` (bytes) and the budget allow; once a phase is
     /// cut it keeps nothing more, so what it shows has no holes.
     fn keep_text(&mut self, share: Share, phase: &mut Phase, text: &[u8], room: usize) {
@@ -489,10 +499,13 @@ impl TranscriptView {
                     }
                 };
                 let Some(i) = i else { return };
-                let output = end.result.and_then(|r| {
-                    let parts = readable::read(r, self.limits.keep);
-                    self.may_keep(Share::Details, parts.kept()).then_some(parts)
-                });
+                let output = end
+                    .result
+                    .filter(|_| self.room(Share::Details))
+                    .and_then(|r| {
+                        let parts = readable::read(r, self.limits.keep);
+                        self.may_keep(Share::Details, parts.kept()).then_some(parts)
+                    });
                 let c = &mut run.calls[i];
                 if output.is_none() && end.result.is_some() {
                     run.details_dropped += usize::from(c.args.is_some());
@@ -525,6 +538,10 @@ impl TranscriptView {
             return None;
         }
         let args = call.args.as_deref().and_then(|a| {
+            if !self.room(Share::Details) {
+                run.details_dropped += 1;
+                return None;
+            }
             let parts = readable::read(a, self.limits.keep);
             if self.may_keep(Share::Details, parts.kept()) {
                 Some(parts)
