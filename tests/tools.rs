@@ -98,6 +98,7 @@ fn tools_json_schema() {
         "duration_ms",
         "agent",
         "parent_call_id",
+        "file",
     ];
     let mut sorted = keys.clone();
     sorted.sort();
@@ -122,6 +123,10 @@ fn tools_json_schema() {
     assert_eq!(rejected["completed_at_ms"], 1790000000900u64);
     assert_eq!(rejected["duration_ms"], 800);
     assert_eq!(calls[1]["result"]["totalLines"], 3);
+    // The input each row came from, as named on the command line.
+    let path = fixture("partial.ndjson");
+    assert_eq!(calls[0]["file"], path.to_str().unwrap());
+    assert_eq!(calls[0]["agent"], "cursor");
 }
 
 #[test]
