@@ -52,7 +52,10 @@ impl<W: Write> Handler for Summary<W> {
             Event::Segment => self.segment = true,
             Event::ToolEnded(end) => {
                 self.calls += 1;
-                if matches!(end.status.class, StatusClass::Failed | StatusClass::Rejected) {
+                if matches!(
+                    end.status.class,
+                    StatusClass::Failed | StatusClass::Rejected
+                ) {
                     self.failed_calls += 1;
                 }
                 let took = end
@@ -85,7 +88,11 @@ impl<W: Write> Handler for Summary<W> {
                 usage.output
             )?;
         }
-        writeln!(self.out, "  answer: {}", String::from_utf8_lossy(&self.answer))
+        writeln!(
+            self.out,
+            "  answer: {}",
+            String::from_utf8_lossy(&self.answer)
+        )
     }
 }
 

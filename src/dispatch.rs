@@ -28,8 +28,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::agent::calls::{Calls, Matched};
 use crate::agent::digest::Digest;
 use crate::agent::event::{
-    Agent, AnswerCheck, Effect, Event, RunEnd, RunInfo, ToolCall, ToolEnd, ToolOutcome,
-    ToolStatus, Wants,
+    Agent, AnswerCheck, Effect, Event, RunEnd, RunInfo, ToolCall, ToolEnd, ToolOutcome, ToolStatus,
+    Wants,
 };
 use crate::agent::{AnyDialect, RawLine, Sink, detect};
 use crate::exit::ExitStatus;
@@ -108,7 +108,12 @@ pub(crate) trait Driven: Handler {
     }
 
     /// An event the dialect needed could not be read.
-    fn unreadable(&mut self, _what: Reading, _line: &[u8], _err: &dyn Display) -> anyhow::Result<()> {
+    fn unreadable(
+        &mut self,
+        _what: Reading,
+        _line: &[u8],
+        _err: &dyn Display,
+    ) -> anyhow::Result<()> {
         Ok(())
     }
 

@@ -150,7 +150,8 @@ pub fn run_discarding(
                 OutputMode::default(),
             );
             let ctx = Ctx::new(out, Diag::new(false, true));
-            let mut dispatcher = Dispatcher::new(ViewHandler::new(view, ctx), None).agent(self.agent);
+            let mut dispatcher =
+                Dispatcher::new(ViewHandler::new(view, ctx), None).agent(self.agent);
             dispatcher
                 .feed("bench", self.input)
                 .expect("reading memory");

@@ -147,7 +147,9 @@ fn lines_in_hand_read_as_the_stream_does() {
         let text = String::from_utf8_lossy(&data).into_owned();
         let mut without = Log::default();
         if text.as_bytes() == data {
-            Reader::new().read_lines(text.lines(), &mut without).unwrap();
+            Reader::new()
+                .read_lines(text.lines(), &mut without)
+                .unwrap();
         }
         assert_eq!(with_ends.lines, streamed.lines, "{}", path.display());
         if !without.lines.is_empty() {
@@ -246,5 +248,9 @@ fn a_named_agent_reads_a_stream_cut_at_the_front() {
         .read_lines(lines, &mut log)
         .unwrap();
     assert_eq!(log.runs, [("gemini".into(), None, "success".into())]);
-    assert!(log.lines.iter().any(|l| l == "Text([72, 105])"), "{:?}", log.lines);
+    assert!(
+        log.lines.iter().any(|l| l == "Text([72, 105])"),
+        "{:?}",
+        log.lines
+    );
 }

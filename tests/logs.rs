@@ -335,9 +335,23 @@ fn stats_json_is_one_object_per_run() {
 
     // Each row names its input: the path as given, `<stdin>` for stdin.
     let (two, edge) = (fixture("two-runs.ndjson"), fixture("tools-edge.ndjson"));
-    let out = cs(&["stats", "--json"]).arg(&two).arg(&edge).output().unwrap();
-    let files: Vec<Value> = values(&out.stdout).iter().map(|r| r["file"].clone()).collect();
-    assert_eq!(files, [two.to_str().unwrap(), two.to_str().unwrap(), edge.to_str().unwrap()]);
+    let out = cs(&["stats", "--json"])
+        .arg(&two)
+        .arg(&edge)
+        .output()
+        .unwrap();
+    let files: Vec<Value> = values(&out.stdout)
+        .iter()
+        .map(|r| r["file"].clone())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            two.to_str().unwrap(),
+            two.to_str().unwrap(),
+            edge.to_str().unwrap()
+        ]
+    );
     let input = std::fs::read(&edge).unwrap();
     let assert = cs(&["stats", "--json"]).write_stdin(input).assert();
     assert_eq!(values(&assert.get_output().stdout)[0]["file"], "<stdin>");
