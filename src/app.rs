@@ -2,23 +2,78 @@
 
 use std::fs::File;
 use std::io::{self, IsTerminal};
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Context as _;
+use clap::{CommandFactory, Parser};
 
-use crate::config::{Config, ViewChoice};
+use crate::cli::Cli;
+use crate::config::{Action, Config, ViewChoice};
 use crate::dispatch::Dispatcher;
 use crate::exit::ExitStatus;
 use crate::input;
 use crate::out::diag::Diag;
 use crate::out::{Output, OutputMode};
 use crate::supervise;
-use crate::view::{Ctx, View};
+use crate::view::{Ctx, View, ViewHandler};
+
+/// The `cursor-stream` command, from its arguments to its exit status.
+pub fn main() -> ExitCode {
+    let config = match Config::from_cli(Cli::parse()) {
+        Action::View(config) => config,
+        Action::Completions(shell) => {
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "cursor-stream", &mut io::stdout());
+            return ExitCode::SUCCESS;
+        }
+        Action::Man => {
+            return match clap_mangen::Man::new(Cli::command()).render(&mut io::stdout()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => exit_for(&e.into()),
+            };
+        }
+    };
+    let code = match run(&config) {
+        Ok(status) => ExitCode::from(status.code()),
+        Err(err) => exit_for(&err),
+    };
+    if std::env::var_os("CURSOR_STREAM_PEAK_MEMORY").is_some() {
+        report_peak_memory();
+    }
+    code
+}
+
+/// For the memory tests: the process's peak resident memory, on stderr (Linux only).
+fn report_peak_memory() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    if let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+        let kib = line
+            .trim_start_matches("VmHWM:")
+            .trim()
+            .trim_end_matches(" kB");
+        eprintln!("cursor-stream: peak memory: {kib} KiB");
+    }
+}
+
+/// A closed stdout (`| head`) is the reader's choice, not a failure: end quietly.
+fn exit_for(err: &anyhow::Error) -> ExitCode {
+    let broken_pipe = err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    });
+    if broken_pipe {
+        return ExitCode::from(ExitStatus::SUCCESS.code());
+    }
+    eprintln!("cursor-stream: error: {err:#}");
+    ExitCode::from(error_status(err).code())
+}
 
 /// Runs the configured view over the configured inputs, or over the agent's stream for
 /// `run`.
-pub fn run(config: &Config) -> anyhow::Result<ExitStatus> {
+fn run(config: &Config) -> anyhow::Result<ExitStatus> {
     let Some(opts) = &config.run else {
         // A terminal on stdin means nothing was piped in: without a word the view would
         // seem to hang.
@@ -70,7 +125,7 @@ pub fn run(config: &Config) -> anyhow::Result<ExitStatus> {
 
 /// The exit status for an error that ended the run: 4 for bad input (`--strict`,
 /// `--max-line`), else 2.
-pub fn error_status(err: &anyhow::Error) -> ExitStatus {
+fn error_status(err: &anyhow::Error) -> ExitStatus {
     if err.downcast_ref::<crate::out::diag::BadInput>().is_some() {
         ExitStatus::BAD_INPUT
     } else {
@@ -144,7 +199,8 @@ fn drive<V: View>(
         })?)),
         None => None,
     };
-    let mut dispatcher = Dispatcher::new(view, ctx, config.max_line).agent(config.agent);
+    let mut dispatcher =
+        Dispatcher::new(ViewHandler::new(view, ctx), config.max_line).agent(config.agent);
     if let Some(flag) = terminal_seen {
         dispatcher = dispatcher.signal_terminal(flag);
     }
@@ -153,7 +209,7 @@ fn drive<V: View>(
         match opened {
             Ok(rdr) => dispatcher.feed(&name, input::Tee::new(rdr, tee.clone()))?,
             Err(e) => {
-                let ctx = dispatcher.ctx();
+                let ctx = &mut dispatcher.handler().ctx;
                 ctx.out.begin_err_block();
                 ctx.out.write_err(
                     format!("cursor-stream: error: cannot read {name}: {e}\n").as_bytes(),

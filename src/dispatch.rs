@@ -13,7 +13,10 @@
 //!
 //! The [`Engine`] is what the dialects push into: it tracks runs for the exit status,
 //! pairs tool calls (`agent::calls`), checks the streamed answer against the final one,
-//! and passes everything to the view.
+//! and passes everything to a [`Driven`] handler: the library's [`Handler`] methods for the
+//! normalized events, whoever reads (a CLI view through `view::ViewHandler`, or a library
+//! user's handler through `read::Plain`), and the CLI's hooks for raw lines and
+//! diagnostics, which a library handler leaves to their defaults.
 
 use std::borrow::Cow;
 use std::fmt::Display;
@@ -25,24 +28,110 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::agent::calls::{Calls, Matched};
 use crate::agent::digest::Digest;
 use crate::agent::event::{
-    Agent, AnswerCheck, Effect, Event, Outcome, RunEnd, RunInfo, ToolCall, ToolEnd, ToolOutcome,
-    ToolStatus, Wants,
+    Agent, AnswerCheck, Effect, Event, RunEnd, RunInfo, ToolCall, ToolEnd, ToolOutcome, ToolStatus,
+    Wants,
 };
 use crate::agent::{AnyDialect, RawLine, Sink, detect};
 use crate::exit::ExitStatus;
-use crate::input::line_buffer::{Line, LineTooLong};
+use crate::input::line_buffer::Line;
 use crate::input::peek::{BadLine, Head, NameId, Peeked, Subtype, TypeSet};
 use crate::input::reader::{Next, Reader};
-use crate::out::diag::{BadInput, Excerpt, Reading};
+use crate::out::diag::Reading;
+use crate::read::Handler;
 use crate::runs::Runs;
-use crate::view::{Ctx, View};
 
 /// How many lines, and bytes, are held at most while the agent is not yet known.
 pub(crate) const HOLD_LINES: usize = 16;
 pub(crate) const HOLD_BYTES: usize = 1 << 20;
 
-pub struct Dispatcher<V> {
-    engine: Engine<V>,
+/// A [`Handler`] as the dispatcher drives it: the normalized events through the
+/// `Handler` methods, and around them what the CLI's views add — raw lines, diagnostics,
+/// output flushing, the exit status. Every hook defaults to what a library handler needs:
+/// nothing.
+pub(crate) trait Driven: Handler {
+    /// The handler's error, to travel through the dialects (which speak `anyhow`).
+    fn into_anyhow(e: Self::Error) -> anyhow::Error;
+
+    /// The event types [`Driven::before`] and [`Driven::after`] are called for.
+    fn raw_types(&self) -> TypeSet {
+        TypeSet::NONE
+    }
+
+    /// A new input starts.
+    fn input(&mut self, _name: &str) {}
+
+    /// The next line's number in its input.
+    fn line(&mut self, _number: u64) {}
+
+    /// A line went through (the output may be flushed, with `--line-buffered`).
+    fn line_done(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// No line is waiting: the next may be a while coming.
+    fn idle(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// Reading an input failed.
+    fn read_error(&mut self, _name: &str, e: std::io::Error) -> anyhow::Error {
+        e.into()
+    }
+
+    /// Text glued in front of an event on its line.
+    fn glued(&mut self, _noise: &[u8]) {}
+
+    /// An event line of a type in [`Driven::raw_types`], before the dialect reads it.
+    /// Returns whether the dialect should read it.
+    fn before(
+        &mut self,
+        _line: &RawLine<'_>,
+        _head: &Head,
+        _dialect: &AnyDialect,
+    ) -> anyhow::Result<bool> {
+        Ok(true)
+    }
+
+    /// An event line of a type in [`Driven::raw_types`], after the dialect read it.
+    fn after(&mut self, _line: &RawLine<'_>, _head: &Head) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// A blank line, or one without `type` that the dialect read.
+    fn blank_line(&mut self, _raw: &[u8]) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// A line that is not an event.
+    fn bad_line(&mut self, _line: &RawLine<'_>, _bad: &BadLine) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// An event the dialect needed could not be read.
+    fn unreadable(
+        &mut self,
+        _what: Reading,
+        _line: &[u8],
+        _err: &dyn Display,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// The open run's session id became known after its start.
+    fn session_seen(&mut self, _id: &str) {}
+
+    /// A run is ending, `events` event lines long, `end` says how (before
+    /// [`Handler::run_end`]).
+    fn ending(&mut self, _run: &RunInfo, _end: &RunEnd<'_>, _events: u64) {}
+
+    /// All inputs are read: the exit status.
+    fn finish(&mut self, runs: &Runs) -> anyhow::Result<ExitStatus> {
+        Ok(runs.status())
+    }
+}
+
+pub(crate) struct Dispatcher<D> {
+    engine: Engine<D>,
     slot: Slot,
     /// `--agent`: no detection.
     forced: Option<Agent>,
@@ -74,10 +163,10 @@ struct HeldLine {
     peeked: Peeked,
 }
 
-impl<V: View> Dispatcher<V> {
-    pub fn new(view: V, ctx: Ctx, max_line: Option<usize>) -> Self {
+impl<D: Driven> Dispatcher<D> {
+    pub fn new(handler: D, max_line: Option<usize>) -> Self {
         Dispatcher {
-            engine: Engine::new(view, ctx),
+            engine: Engine::new(handler),
             slot: Slot::Undecided(Held::default()),
             forced: None,
             max_line,
@@ -106,8 +195,8 @@ impl<V: View> Dispatcher<V> {
         self
     }
 
-    pub fn ctx(&mut self) -> &mut Ctx {
-        &mut self.engine.ctx
+    pub fn handler(&mut self) -> &mut D {
+        &mut self.engine.handler
     }
 
     /// Reads one input to its end. Each input holds whole runs: a run still open at the
@@ -116,56 +205,78 @@ impl<V: View> Dispatcher<V> {
     /// The input is read, split and peeked on a thread of its own (see `input::reader`);
     /// here the lines go through the dialect to the view, in order.
     pub fn feed<R: Read + Send + 'static>(&mut self, name: &str, rdr: R) -> anyhow::Result<()> {
-        self.engine.ctx.diag.set_source(name);
-        self.slot = match self.forced {
-            Some(agent) => ready(agent, self.engine.wants),
-            None => Slot::Undecided(Held::default()),
-        };
+        self.begin(name);
         let mut reader = Reader::spawn(rdr, self.buffer_size, self.max_line)?;
         loop {
             let batch = match reader.poll() {
                 Ok(Next::Batch(batch)) => batch,
                 Ok(Next::NotYet) => {
                     // Nothing complete is waiting: the next line may be a while coming.
-                    self.engine.ctx.out.flush()?;
+                    self.engine.handler.idle()?;
                     match reader.wait() {
                         Ok(Some(batch)) => batch,
                         Ok(None) => break,
-                        Err(e) => return Err(read_error(name, e)),
+                        Err(e) => return Err(self.engine.handler.read_error(name, e)),
                     }
                 }
                 Ok(Next::End) => break,
-                Err(e) => return Err(read_error(name, e)),
+                Err(e) => return Err(self.engine.handler.read_error(name, e)),
             };
             for info in &batch.lines {
                 self.line(&batch.line(info), &info.peeked)?;
-                self.engine.ctx.out.event_done()?;
+                self.engine.handler.line_done()?;
             }
             reader.recycle(batch);
         }
+        self.end()
+    }
+
+    /// An input starts: its lines come through [`Dispatcher::push`], then [`Dispatcher::end`].
+    pub fn begin(&mut self, name: &str) {
+        self.engine.handler.input(name);
+        self.slot = match self.forced {
+            Some(agent) => ready(agent, self.engine.wants),
+            None => Slot::Undecided(Held::default()),
+        };
+    }
+
+    /// One line the caller already split (with or without its `\n` or `\r\n`), numbered
+    /// from 1 within its input: peeked here, then as [`Dispatcher::feed`]'s lines.
+    pub fn push(&mut self, line: &[u8], number: u64) -> anyhow::Result<()> {
+        let raw = line;
+        let unterminated = !line.ends_with(b"\n");
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let mut bytes = line.strip_suffix(b"\r").unwrap_or(line);
+        if number == 1 {
+            bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        }
+        let peeked = crate::input::peek::peek(bytes);
+        let line = Line {
+            bytes,
+            raw,
+            raw_start: 0,
+            bytes_start: 0,
+            number,
+            unterminated,
+        };
+        self.line(&line, &peeked)?;
+        self.engine.handler.line_done()
+    }
+
+    /// The input ended: a run still open ends with it.
+    pub fn end(&mut self) -> anyhow::Result<()> {
         if let Slot::Undecided(_) = self.slot {
             self.decide(Agent::Cursor)?;
         }
         if let Slot::Ready { dialect, .. } = &mut self.slot {
             dialect.finish(&mut self.engine)?;
         }
-        self.engine.ctx.out.flush()?;
-        Ok(())
+        self.engine.handler.idle()
     }
 
     /// All inputs are read: gives the exit status.
     pub fn finish(mut self) -> anyhow::Result<ExitStatus> {
-        let engine = &mut self.engine;
-        if engine.runs.count() == 0 && engine.reports_runs {
-            engine.ctx.diag.note(
-                &mut engine.ctx.out,
-                "the input holds no run and no result event",
-            );
-        }
-        engine.view.finish(&mut engine.ctx)?;
-        engine.ctx.diag.finish(&mut engine.ctx.out);
-        engine.ctx.out.flush()?;
-        Ok(engine.view.exit_status(&engine.runs))
+        self.engine.handler.finish(&self.engine.runs)
     }
 
     fn line(&mut self, line: &Line<'_>, peeked: &Peeked) -> anyhow::Result<()> {
@@ -211,7 +322,7 @@ impl<V: View> Dispatcher<V> {
     }
 
     fn process(&mut self, line: &Line<'_>, peeked: &Peeked) -> anyhow::Result<()> {
-        self.engine.ctx.diag.set_line(line.number);
+        self.engine.handler.line(line.number);
         let engine = &mut self.engine;
         let Slot::Ready { dialect, interest } = &mut self.slot else {
             unreachable!("lines are processed once the agent is known");
@@ -224,25 +335,18 @@ impl<V: View> Dispatcher<V> {
         };
         let head = match peeked {
             Peeked::Event(head) => head,
-            Peeked::Blank => return engine.view.blank_line(line.raw, &mut engine.ctx),
+            Peeked::Blank => return engine.handler.blank_line(line.raw),
             Peeked::Bad(bad) => {
                 if *bad == BadLine::NoType && dialect.untyped(&raw, engine)? {
-                    return engine.view.blank_line(line.raw, &mut engine.ctx);
+                    return engine.handler.blank_line(line.raw);
                 }
-                if !engine.view.bad_line(&raw, bad, &mut engine.ctx)? {
-                    engine.report_bad_line(bad, &raw)?;
-                }
-                return Ok(());
+                return engine.handler.bad_line(&raw, bad);
             }
         };
         if head.start > 0 {
             let (noise, json) = line.bytes.split_at(head.start);
             raw.bytes = json;
-            engine.ctx.diag.warn(
-                &mut engine.ctx.out,
-                "text glued before an event",
-                format_args!("text before the event on this line: {}", Excerpt(noise)),
-            );
+            engine.handler.glued(noise);
         }
         let mut class = dialect.classify(head.name);
         if let Some(agent) = other_agent(dialect, head, &raw, class, engine.runs.is_open()) {
@@ -250,20 +354,20 @@ impl<V: View> Dispatcher<V> {
             (*dialect, *interest) = dialect_for(agent, engine.wants);
             class = dialect.classify(head.name);
         }
-        engine.ctx.run_events += u64::from(engine.runs.is_open());
+        engine.run_events += u64::from(engine.runs.is_open());
         let raw_view = engine.raw_types.contains(head.name);
-        if raw_view && !engine.view.before(&raw, head, dialect, &mut engine.ctx)? {
+        if raw_view && !engine.handler.before(&raw, head, dialect)? {
             return Ok(());
         }
         if class.opens && !engine.runs.is_open() {
             engine.ensure_run(dialect.agent())?;
-            engine.ctx.run_events = 1;
+            engine.run_events = 1;
         }
         if interest.contains(head.name) {
             dialect.decode(&raw, head, engine)?;
         }
         if raw_view {
-            engine.view.after(&raw, head, &mut engine.ctx)?;
+            engine.handler.after(&raw, head)?;
         }
         Ok(())
     }
@@ -329,15 +433,17 @@ impl Held {
 }
 
 /// What the dialects push into: runs, tool-call pairing and the answer check, done once
-/// for every agent, and the view.
-pub(crate) struct Engine<V> {
-    view: V,
-    ctx: Ctx,
+/// for every agent, and the handler.
+pub(crate) struct Engine<D> {
+    handler: D,
+    /// The open run (or the last one).
+    run: RunInfo,
+    /// Event lines of the open run so far.
+    run_events: u64,
     runs: Runs,
     calls: Calls,
     wants: Wants,
     raw_types: TypeSet,
-    reports_runs: bool,
     /// The streamed answer the run's final answer is compared with (all of it, or since
     /// its last segment boundary, by agent), when the view wants text.
     answer: Digest,
@@ -347,14 +453,14 @@ pub(crate) struct Engine<V> {
     terminal: Option<Arc<AtomicBool>>,
 }
 
-impl<V: View> Engine<V> {
-    fn new(view: V, ctx: Ctx) -> Engine<V> {
+impl<D: Driven> Engine<D> {
+    fn new(handler: D) -> Engine<D> {
         Engine {
-            wants: view.wants(),
-            raw_types: view.raw_types(),
-            reports_runs: view.reports_runs(),
-            view,
-            ctx,
+            wants: handler.wants(),
+            raw_types: handler.raw_types(),
+            handler,
+            run: RunInfo::new(Agent::Cursor),
+            run_events: 0,
             runs: Runs::default(),
             calls: Calls::default(),
             answer: Digest::default(),
@@ -363,47 +469,9 @@ impl<V: View> Engine<V> {
             terminal: None,
         }
     }
-
-    fn report_bad_line(&mut self, bad: &BadLine, line: &RawLine<'_>) -> anyhow::Result<()> {
-        let (kind, what): (&'static str, String) = match bad {
-            BadLine::NotJson(_) if line.unterminated => (
-                "truncated last line",
-                format!("truncated last line, no newline at the end of the input ({bad})"),
-            ),
-            BadLine::NotJson(_) => ("lines that are not JSON", bad.to_string()),
-            BadLine::NotObject => ("JSON lines that are not objects", bad.to_string()),
-            BadLine::NoType | BadLine::BadType(_) => {
-                ("objects without a usable type", bad.to_string())
-            }
-        };
-        self.ctx
-            .diag
-            .bad_line(&mut self.ctx.out, kind, what, line.bytes)?;
-        Ok(())
-    }
-
-    /// Says on stderr why a run did not succeed.
-    fn note_outcome(&mut self, end: &RunEnd<'_>) {
-        if end.outcome == Outcome::Succeeded || !self.reports_runs {
-            return;
-        }
-        let mut position = self.ctx.diag.position();
-        if let Some(id) = &self.ctx.run.session_id {
-            position = format!("{position}: session {id}");
-        }
-        let failed_text = end
-            .final_text
-            .filter(|t| !t.is_empty() && end.outcome != Outcome::NoEnd)
-            .map(|t| format!(": {}", Excerpt(t)))
-            .unwrap_or_default();
-        self.ctx.diag.note(
-            &mut self.ctx.out,
-            format_args!("{position}: {}{failed_text}", end.outcome),
-        );
-    }
 }
 
-impl<V: View> Sink for Engine<V> {
+impl<D: Driven> Sink for Engine<D> {
     fn wants(&self) -> Wants {
         self.wants
     }
@@ -417,12 +485,12 @@ impl<V: View> Sink for Engine<V> {
             self.end_run(RunEnd::unfinished())?;
         }
         self.runs.start();
-        self.ctx.run = info;
-        self.ctx.run_events = 1;
+        self.run = info;
+        self.run_events = 1;
         self.answer.clear();
         self.streamed = false;
-        self.scope = answer_scope(self.ctx.run.agent).filter(|_| self.wants.has(Wants::TEXT));
-        self.view.run_start(&mut self.ctx)
+        self.scope = answer_scope(self.run.agent).filter(|_| self.wants.has(Wants::TEXT));
+        self.handler.run_start(&self.run).map_err(D::into_anyhow)
     }
 
     fn ensure_run(&mut self, agent: Agent) -> anyhow::Result<()> {
@@ -433,8 +501,9 @@ impl<V: View> Sink for Engine<V> {
     }
 
     fn session_seen(&mut self, id: &str) {
-        if self.ctx.run.session_id.is_none() && self.runs.is_open() {
-            self.ctx.run.session_id = Some(id.to_owned());
+        if self.run.session_id.is_none() && self.runs.is_open() {
+            self.run.session_id = Some(id.to_owned());
+            self.handler.session_seen(id);
         }
     }
 
@@ -450,14 +519,15 @@ impl<V: View> Sink for Engine<V> {
             Event::Segment if self.scope == Some(Scope::LastSegment) => self.answer.clear(),
             _ => {}
         }
-        self.view.event(&ev, &mut self.ctx)
+        self.handler.event(&self.run, &ev).map_err(D::into_anyhow)
     }
 
     fn tool_started(&mut self, call: ToolCall<'_>) -> anyhow::Result<()> {
         match self.calls.start(&call) {
             Some(seq) => self
-                .view
-                .event(&Event::ToolStarted { call: &call, seq }, &mut self.ctx),
+                .handler
+                .event(&self.run, &Event::ToolStarted { call: &call, seq })
+                .map_err(D::into_anyhow),
             None => Ok(()),
         }
     }
@@ -508,14 +578,16 @@ impl<V: View> Sink for Engine<V> {
             effect: &end.effect,
             ended_ms: end.ended_ms,
         };
-        self.view.event(&Event::ToolEnded(&tool_end), &mut self.ctx)
+        self.handler
+            .event(&self.run, &Event::ToolEnded(&tool_end))
+            .map_err(D::into_anyhow)
     }
 
     fn end_run(&mut self, mut end: RunEnd<'_>) -> anyhow::Result<()> {
         if !self.runs.is_open() {
             return Ok(());
         }
-        self.note_outcome(&end);
+        self.handler.ending(&self.run, &end, self.run_events);
         let pending = ToolStatus::pending();
         let nothing = Effect::default();
         for started in self.calls.end_run() {
@@ -528,8 +600,9 @@ impl<V: View> Sink for Engine<V> {
                 effect: &nothing,
                 ended_ms: None,
             };
-            self.view
-                .event(&Event::ToolEnded(&tool_end), &mut self.ctx)?;
+            self.handler
+                .event(&self.run, &Event::ToolEnded(&tool_end))
+                .map_err(D::into_anyhow)?;
         }
         end.answer = match end.final_text {
             _ if !self.wants.has(Wants::TEXT) => AnswerCheck::Unchecked,
@@ -552,19 +625,16 @@ impl<V: View> Sink for Engine<V> {
     }
 
     fn unreadable(&mut self, what: Reading, line: &[u8], err: &dyn Display) -> anyhow::Result<()> {
-        if !self.view.unreadable(what, err, &mut self.ctx)? {
-            self.ctx
-                .diag
-                .readable::<(), _>(&mut self.ctx.out, what, line, Err(err))?;
-        }
-        Ok(())
+        self.handler.unreadable(what, line, err)
     }
 }
 
-impl<V: View> Engine<V> {
+impl<D: Driven> Engine<D> {
     fn finish_run(&mut self, end: RunEnd<'_>) -> anyhow::Result<()> {
         self.runs.end(&end.outcome);
-        self.view.run_end(&end, &mut self.ctx)
+        self.handler
+            .run_end(&self.run, &end)
+            .map_err(D::into_anyhow)
     }
 }
 
@@ -584,13 +654,4 @@ fn answer_scope(agent: Agent) -> Option<Scope> {
         // Their final answer is taken from the stream itself: nothing to compare.
         Agent::Codex | Agent::Gemini | Agent::OpenCode => None,
     }
-}
-
-/// A read error as the user should see it: `--max-line` is bad input (status 4), the rest
-/// is an input error (status 2).
-fn read_error(name: &str, e: std::io::Error) -> anyhow::Error {
-    if let Some(too_long) = e.get_ref().and_then(|e| e.downcast_ref::<LineTooLong>()) {
-        return BadInput(format!("{name}: {too_long}")).into();
-    }
-    anyhow::Error::new(e).context(format!("reading {name}"))
 }

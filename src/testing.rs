@@ -10,7 +10,7 @@ use crate::dispatch::Dispatcher;
 use crate::exit::ExitStatus;
 use crate::out::diag::Diag;
 use crate::out::{Output, OutputMode};
-use crate::view::{Ctx, View};
+use crate::view::{Ctx, View, ViewHandler};
 
 pub use crate::config::ViewChoice;
 pub use crate::input::line_buffer::LineReader;
@@ -70,7 +70,7 @@ pub fn run_captured_as<R: io::Read + Send + 'static>(
                 OutputMode::default(),
             );
             let ctx = Ctx::new(out, Diag::new(self.strict, false));
-            let mut dispatcher = Dispatcher::new(view, ctx, None)
+            let mut dispatcher = Dispatcher::new(ViewHandler::new(view, ctx), None)
                 .agent(self.agent)
                 .buffer_size(self.buffer);
             let status = dispatcher
@@ -151,7 +151,8 @@ pub fn run_discarding(
                 OutputMode::default(),
             );
             let ctx = Ctx::new(out, Diag::new(false, true));
-            let mut dispatcher = Dispatcher::new(view, ctx, None).agent(self.agent);
+            let mut dispatcher =
+                Dispatcher::new(ViewHandler::new(view, ctx), None).agent(self.agent);
             dispatcher
                 .feed("bench", self.input)
                 .expect("reading memory");

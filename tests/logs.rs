@@ -332,6 +332,29 @@ fn stats_json_is_one_object_per_run() {
 
     let (_, stdout, _) = output(&["stats", "--json"], &fixture("no-result.ndjson"));
     assert_eq!(values(&stdout)[0]["status"], "no_result");
+
+    // Each row names its input: the path as given, `<stdin>` for stdin.
+    let (two, edge) = (fixture("two-runs.ndjson"), fixture("tools-edge.ndjson"));
+    let out = cs(&["stats", "--json"])
+        .arg(&two)
+        .arg(&edge)
+        .output()
+        .unwrap();
+    let files: Vec<Value> = values(&out.stdout)
+        .iter()
+        .map(|r| r["file"].clone())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            two.to_str().unwrap(),
+            two.to_str().unwrap(),
+            edge.to_str().unwrap()
+        ]
+    );
+    let input = std::fs::read(&edge).unwrap();
+    let assert = cs(&["stats", "--json"]).write_stdin(input).assert();
+    assert_eq!(values(&assert.get_output().stdout)[0]["file"], "<stdin>");
 }
 
 #[test]
@@ -526,4 +549,46 @@ fn events_and_get_take_every_agents_own_names() {
     assert_ne!(String::from_utf8(all.clone()).unwrap(), "0\n");
     assert_eq!(count("f3dc9edc"), String::from_utf8(all).unwrap());
     assert_eq!(count("0000"), "0\n");
+}
+
+/// A log cut at the front (rotation) has no `system/init`, but every later event carries the
+/// session id: the run's row takes it from the first event that has one, for every agent
+/// that repeats it.
+#[test]
+fn stats_takes_the_session_id_from_later_events_when_the_start_is_cut() {
+    let cursor = [
+        r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"session_id":"s-cut"}"#,
+        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hello"}]},"session_id":"s-cut"}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"result":"Hello","session_id":"s-cut"}"#,
+    ];
+    let claude = [
+        r#"{"type":"assistant","message":{"id":"m1","role":"assistant","model":"claude-x","content":[{"type":"text","text":"Hello"}]},"session_id":"c-cut"}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"result":"Hello","session_id":"c-cut"}"#,
+    ];
+    for (agent, lines, id) in [
+        ("cursor", &cursor[..], "s-cut"),
+        ("cursor", &cursor[1..], "s-cut"),
+        ("claude", &claude[..], "c-cut"),
+    ] {
+        let input = lines.join("\n") + "\n";
+        let assert = cs(&["stats", "--json", "--agent", agent])
+            .write_stdin(input.clone())
+            .assert()
+            .code(0);
+        let rows = values(&assert.get_output().stdout);
+        assert_eq!(rows.len(), 1, "{agent}: {input}");
+        assert_eq!(rows[0]["session_id"], id, "{agent}: {input}");
+    }
+
+    // OpenCode has no init line: the run was opened by a content line before its session
+    // was known, and the session's first id must not start a second run.
+    let whole = std::fs::read_to_string(agent_fixture("opencode/multi-step-stop.ndjson")).unwrap();
+    for skip in [1, 2] {
+        let cut: String = whole.split_inclusive('\n').skip(skip).collect();
+        let assert = cs(&["stats", "--json"]).write_stdin(cut).assert().code(0);
+        let rows = values(&assert.get_output().stdout);
+        assert_eq!(rows.len(), 1, "cut {skip}: {rows:?}");
+        assert_eq!(rows[0]["session_id"], "ses_9b7aab5abee0NT1mND8Tnh0T8y");
+        assert_eq!(rows[0]["status"], "success");
+    }
 }

@@ -372,6 +372,31 @@ fn completions_and_man_page_come_from_the_definitions() {
     );
 }
 
+/// `--version` says the crate's version; `--help` and the man page name every agent read.
+#[test]
+fn version_help_and_man_page_say_what_is_read() {
+    let out = Command::new(BIN).arg("--version").output().unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("cursor-stream {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    let help = Command::new(BIN).arg("--help").output().unwrap();
+    let man = Command::new(BIN).arg("man").output().unwrap();
+    for (what, text) in [("--help", help.stdout), ("man", man.stdout)] {
+        let text = String::from_utf8(text).unwrap();
+        for agent in [
+            "Cursor",
+            "Claude Code",
+            "Codex",
+            "Gemini CLI",
+            "Qwen Code",
+            "OpenCode",
+        ] {
+            assert!(text.contains(agent), "{what} does not name {agent}");
+        }
+    }
+}
+
 /// Every agent's terminal event starts the grace: Claude's and Qwen's `result`, Codex's
 /// `turn.completed`, Gemini's `result`, OpenCode's final `step_finish`.
 #[test]

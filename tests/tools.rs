@@ -98,6 +98,7 @@ fn tools_json_schema() {
         "duration_ms",
         "agent",
         "parent_call_id",
+        "file",
     ];
     let mut sorted = keys.clone();
     sorted.sort();
@@ -122,6 +123,10 @@ fn tools_json_schema() {
     assert_eq!(rejected["completed_at_ms"], 1790000000900u64);
     assert_eq!(rejected["duration_ms"], 800);
     assert_eq!(calls[1]["result"]["totalLines"], 3);
+    // The input each row came from, as named on the command line.
+    let path = fixture("partial.ndjson");
+    assert_eq!(calls[0]["file"], path.to_str().unwrap());
+    assert_eq!(calls[0]["agent"], "cursor");
 }
 
 #[test]
@@ -317,4 +322,52 @@ fn a_call_without_a_tool_key_is_counted_by_every_view() {
     assert_eq!(calls[0]["tool"], "unknown");
     let progress = stdout_of(&["progress"], "empty-tool-call.ndjson");
     assert!(progress.contains("· 1 tool: 1 unknown"), "{progress}");
+}
+
+/// A `function` call whose result is not an object (a JSON string, as the docs' shape
+/// allows) is listed with its raw result and a status that says the shape was unexpected;
+/// a `null` result is a call that ended without saying how. Neither loses the completion.
+#[test]
+fn a_call_whose_result_is_not_an_object_is_listed_with_it() {
+    let input = [
+        r#"{"type":"system","subtype":"init","session_id":"s"}"#,
+        r#"{"type":"tool_call","subtype":"started","call_id":"f1","tool_call":{"function":{"name":"lookup","arguments":"{\"q\":\"rust\"}"}},"session_id":"s"}"#,
+        r#"{"type":"tool_call","subtype":"completed","call_id":"f1","tool_call":{"function":{"name":"lookup","arguments":"{\"q\":\"rust\"}","result":"{\"answer\":42}"}},"session_id":"s"}"#,
+        r#"{"type":"tool_call","subtype":"started","call_id":"f2","tool_call":{"function":{"name":"lookup"}},"session_id":"s"}"#,
+        r#"{"type":"tool_call","subtype":"completed","call_id":"f2","tool_call":{"function":{"name":"lookup","result":[1,{"a":"b"}]}},"session_id":"s"}"#,
+        r#"{"type":"tool_call","subtype":"started","call_id":"r3","tool_call":{"readToolCall":{"args":{"path":"a"}}},"session_id":"s"}"#,
+        r#"{"type":"tool_call","subtype":"completed","call_id":"r3","tool_call":{"readToolCall":{"args":{"path":"a"},"result":null}},"session_id":"s"}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"s"}"#,
+    ]
+    .join("\n")
+        + "\n";
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .args(args)
+            .write_stdin(input.clone())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(!stderr.contains("unreadable"), "{args:?}: {stderr}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let calls: Vec<Value> = run(&["tools", "--json"])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(calls.len(), 3);
+    assert_eq!(calls[0]["call_id"], "f1");
+    assert_eq!(calls[0]["status"], "unexpected");
+    assert_eq!(calls[0]["result"], "{\"answer\":42}");
+    assert_eq!(calls[0]["args"], "{\"q\":\"rust\"}");
+    assert_eq!(calls[1]["status"], "unexpected");
+    assert_eq!(calls[1]["result"], serde_json::json!([1, {"a": "b"}]));
+    assert_eq!(calls[2]["status"], "unknown");
+    assert_eq!(calls[2]["result"], Value::Null);
+
+    let lines = run(&["tools"]);
+    assert_eq!(lines.lines().count(), 3, "{lines}");
+    assert!(lines.contains("unexpected"), "{lines}");
+    let progress = run(&["progress"]);
+    assert!(progress.contains("3 tools"), "{progress}");
 }

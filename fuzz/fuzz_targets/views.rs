@@ -12,7 +12,7 @@ use std::io::{self, Read};
 
 use libfuzzer_sys::fuzz_target;
 
-use cursor_stream::agent::event::Agent;
+use cursor_stream::Agent;
 use cursor_stream::testing::{
     AGENTS, Captured, CheckOptions, EventFilter, EventsOptions, GetOptions, Paths, ProgressOptions,
     StatsOptions, TextOptions, ToolsOptions, TranscriptOptions, ViewChoice, run_captured_as,

@@ -7,6 +7,10 @@
 //!
 //! Events borrow from the line being read (or from the dialect's scratch) for the length
 //! of one call; a view that keeps something copies it.
+//!
+//! These types are the library's API (re-exported at the crate root); what only the
+//! dialects and views use is `pub(crate)`. Enums and structs that may grow are
+//! `#[non_exhaustive]`, so that a new agent, kind or field is not a breaking change.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -15,6 +19,7 @@ use serde_json::value::RawValue;
 
 /// The agents whose streams this tool reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Agent {
     /// Cursor Agent CLI, `agent -p --output-format stream-json`.
     Cursor,
@@ -31,6 +36,7 @@ pub enum Agent {
 }
 
 impl Agent {
+    /// Every agent, in the order of the README.
     pub const ALL: [Agent; 6] = [
         Agent::Cursor,
         Agent::Claude,
@@ -55,12 +61,12 @@ impl Agent {
     /// Whether the agent sends its answer as separate whole messages, which `text` keeps
     /// apart (a blank line) so they do not run together. Cursor's and Gemini's answer is
     /// one text streamed across tool rounds, joined with nothing as their own result is.
-    pub fn separates_messages(self) -> bool {
+    pub(crate) fn separates_messages(self) -> bool {
         !matches!(self, Agent::Cursor | Agent::Gemini)
     }
 
     /// The agent a program is, from its name (`run` uses it before the stream tells).
-    pub fn from_program(program: &str) -> Option<Agent> {
+    pub(crate) fn from_program(program: &str) -> Option<Agent> {
         let name = program.rsplit(['/', '\\']).next()?;
         let name = name.strip_suffix(".exe").unwrap_or(name);
         Some(match name {
@@ -81,11 +87,21 @@ impl fmt::Display for Agent {
     }
 }
 
-/// What a view asks to be decoded; run starts and ends always come.
+/// What a handler asks to be decoded (a set of flags, combined with `|`); run starts and
+/// ends always come.
+///
+/// ```
+/// use cursor_stream::Wants;
+///
+/// let wants = Wants::TEXT | Wants::TOOLS;
+/// assert!(wants.has(Wants::TEXT) && !wants.has(Wants::TOOL_RAW));
+/// assert!(Wants::ALL.has(wants));
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Wants(u16);
 
 impl Wants {
+    /// Nothing but run starts and ends.
     pub const NONE: Wants = Wants(0);
     /// [`Event::Text`] and [`Event::Segment`]; also the check of the rebuilt answer.
     pub const TEXT: Wants = Wants(1);
@@ -105,16 +121,20 @@ impl Wants {
     /// [`RunEnd::final_text`] for the agents whose stream has no final answer of its own
     /// (Codex, Gemini, OpenCode keep it for this).
     pub const FINAL: Wants = Wants(1 << 6);
+    /// Everything, including what may be added later.
     pub const ALL: Wants = Wants(u16::MAX);
 
+    /// Both sets (as `|`, in a `const`).
     pub const fn union(self, o: Wants) -> Wants {
         Wants(self.0 | o.0)
     }
 
+    /// Whether the two sets have a flag in common.
     pub const fn intersects(self, o: Wants) -> bool {
         self.0 & o.0 != 0
     }
 
+    /// Whether every flag of `o` is in this set.
     pub const fn has(self, o: Wants) -> bool {
         self.0 & o.0 == o.0
     }
@@ -128,17 +148,23 @@ impl std::ops::BitOr for Wants {
 }
 
 /// A run starts: what its agent said of it (all empty where the stream does not say).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RunInfo {
+    /// The agent that wrote the run.
     pub agent: Agent,
     /// Cursor, Claude, Qwen, Gemini `session_id`; Codex `thread_id`; OpenCode `sessionID`.
+    /// Taken from the first event that has it when the run's start does not say (a log
+    /// cut at the front).
     pub session_id: Option<String>,
+    /// The model, as the agent names it (`Auto`, `claude-opus-…`), where its start says.
     pub model: Option<String>,
+    /// The working directory, where its start says.
     pub cwd: Option<String>,
 }
 
 impl RunInfo {
-    pub fn new(agent: Agent) -> RunInfo {
+    pub(crate) fn new(agent: Agent) -> RunInfo {
         RunInfo {
             agent,
             session_id: None,
@@ -148,8 +174,9 @@ impl RunInfo {
     }
 }
 
-/// One normalized event.
+/// One normalized event of a run.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Event<'a> {
     /// New answer text, deduplicated: each piece of the answer comes exactly once.
     Text(&'a [u8]),
@@ -157,9 +184,20 @@ pub enum Event<'a> {
     /// a new message; `text --separator` writes between them.
     Segment,
     /// Reasoning. `done` ends a phase (a phase may also come whole, with `done`).
-    Thinking { text: &'a [u8], done: bool },
-    /// A tool call starts; `seq` is its place in start order within the run.
-    ToolStarted { call: &'a ToolCall<'a>, seq: u64 },
+    Thinking {
+        /// New reasoning text (empty when the agent hides it, or without
+        /// [`Wants::THINKING_TEXT`]).
+        text: &'a [u8],
+        /// This ends the phase.
+        done: bool,
+    },
+    /// A tool call starts.
+    ToolStarted {
+        /// The call, as its start describes it.
+        call: &'a ToolCall<'a>,
+        /// Its place in start order within the run, from 0.
+        seq: u64,
+    },
     /// A tool call ended (or never will: status `pending` at the run's end).
     ToolEnded(&'a ToolEnd<'a>),
     /// Something the agent reports that is not the answer: a retry, a warning.
@@ -168,12 +206,14 @@ pub enum Event<'a> {
 
 /// A tool call, as its start (or its end, when no start was seen) describes it.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ToolCall<'a> {
     /// The call's id, verbatim (Cursor's ids hold newlines).
     pub id: Option<Cow<'a, str>>,
     /// The agent's own name for the tool: `read` (Cursor's `readToolCall`), `Bash`,
     /// `command_execution`, `run_shell_command`, `bash`, …
     pub tool: Cow<'a, str>,
+    /// What kind of thing the tool does, whatever the agent calls it.
     pub kind: ToolKind,
     /// The arguments as the agent wrote them (with [`Wants::TOOL_RAW`]).
     pub args: Option<Cow<'a, RawValue>>,
@@ -187,7 +227,7 @@ pub struct ToolCall<'a> {
 }
 
 impl<'a> ToolCall<'a> {
-    pub fn new(tool: impl Into<Cow<'a, str>>, kind: ToolKind) -> ToolCall<'a> {
+    pub(crate) fn new(tool: impl Into<Cow<'a, str>>, kind: ToolKind) -> ToolCall<'a> {
         ToolCall {
             id: None,
             tool: tool.into(),
@@ -215,7 +255,7 @@ impl<'a> ToolCall<'a> {
 
 /// How a tool call ended, as the dialect read it from the end event.
 #[derive(Debug)]
-pub struct ToolOutcome<'a> {
+pub(crate) struct ToolOutcome<'a> {
     /// The call as the end event describes it (its id, and what it repeats of the call).
     pub call: ToolCall<'a>,
     pub status: ToolStatus<'a>,
@@ -229,6 +269,7 @@ pub struct ToolOutcome<'a> {
 
 /// A tool call that ended, matched with its start.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct ToolEnd<'a> {
     /// The call: from its start when there was one, else from its end.
     pub call: &'a ToolCall<'a>,
@@ -236,14 +277,20 @@ pub struct ToolEnd<'a> {
     pub seq: u64,
     /// Whether a start was seen for it.
     pub started: bool,
+    /// How it ended.
     pub status: &'a ToolStatus<'a>,
+    /// The result as the agent wrote it, JSON (with [`Wants::TOOL_RAW`]): Cursor the
+    /// result variant's payload, Claude and Qwen the `tool_result` content, Codex the
+    /// completed item, Gemini `output` or `error`, OpenCode `state.output` or `state.error`.
     pub result: Option<&'a RawValue>,
+    /// What the call did, for people (with [`Wants::TOOL_DETAILS`]).
     pub effect: &'a Effect,
     /// Epoch milliseconds, when the agent says.
     pub ended_ms: Option<u64>,
 }
 
 impl ToolEnd<'_> {
+    /// From its start to its end, when the agent gives both times.
     pub fn duration_ms(&self) -> Option<u64> {
         self.ended_ms?.checked_sub(self.call.at_ms?)
     }
@@ -251,28 +298,31 @@ impl ToolEnd<'_> {
 
 /// A tool call's status: the agent's own word, and what it means.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ToolStatus<'a> {
     /// `success` for every agent's success; otherwise the agent's word for the failure
     /// (`rejected`, `error`, `failed`, `declined`, `timeout`, `tool_not_registered`, …),
-    /// `pending` (never ended) or `unknown` (ended without saying how).
+    /// `pending` (never ended), `unknown` (ended without saying how) or `unexpected` (ended
+    /// with a result of a shape the dialect does not know).
     pub word: Cow<'a, str>,
+    /// What the word means.
     pub class: StatusClass,
 }
 
 impl<'a> ToolStatus<'a> {
-    pub fn success() -> ToolStatus<'a> {
+    pub(crate) fn success() -> ToolStatus<'a> {
         ToolStatus::new("success", StatusClass::Ok)
     }
 
-    pub fn pending() -> ToolStatus<'a> {
+    pub(crate) fn pending() -> ToolStatus<'a> {
         ToolStatus::new("pending", StatusClass::Pending)
     }
 
-    pub fn unknown() -> ToolStatus<'a> {
+    pub(crate) fn unknown() -> ToolStatus<'a> {
         ToolStatus::new("unknown", StatusClass::Unknown)
     }
 
-    pub fn new(word: impl Into<Cow<'a, str>>, class: StatusClass) -> ToolStatus<'a> {
+    pub(crate) fn new(word: impl Into<Cow<'a, str>>, class: StatusClass) -> ToolStatus<'a> {
         ToolStatus {
             word: word.into(),
             class,
@@ -282,10 +332,13 @@ impl<'a> ToolStatus<'a> {
 
 /// What a status means, whatever the agent called it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StatusClass {
+    /// It succeeded.
     Ok,
     /// Refused by a permission rule, the user or a hook: it did not run.
     Rejected,
+    /// It ran and failed.
     Failed,
     /// Still running when the run ended.
     Pending,
@@ -296,41 +349,62 @@ pub enum StatusClass {
 /// What kind of thing a tool does, whatever the agent calls it: the human views phrase
 /// their lines by it ("Ran", "Read", "Edited").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ToolKind {
+    /// Running a command.
     Shell,
+    /// Reading a file.
     Read,
+    /// Changing a file.
     Edit,
+    /// Writing a file whole.
     Write,
+    /// Deleting a file.
     Delete,
     /// Searching file contents.
     Grep,
     /// Finding files by name.
     Glob,
+    /// Listing a directory.
     List,
+    /// Fetching a URL.
     Fetch,
+    /// Searching the web.
     WebSearch,
     /// Searching the codebase by meaning.
     CodeSearch,
+    /// A tool of an MCP server.
     Mcp,
     /// A sub-agent.
     Task,
+    /// The agent's to-do list.
     Todo,
+    /// Anything else.
     Other,
 }
 
 /// What a tool call did, in the terms the human views show. Every field is optional:
 /// each agent tells what it tells.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Effect {
+    /// A command's exit code.
     pub exit_code: Option<i64>,
+    /// The signal that ended a command.
     pub signal: Option<String>,
     /// Lines read, or written.
     pub lines: Option<u64>,
+    /// The file read, or the search's result, was empty.
     pub empty: bool,
+    /// Lines added by an edit.
     pub added: Option<u64>,
+    /// Lines removed by an edit.
     pub removed: Option<u64>,
+    /// Matches of a search.
     pub matches: Option<u64>,
+    /// Files found or listed.
     pub files: Option<u64>,
+    /// Items of a to-do list.
     pub todos: Option<u64>,
     /// The error text of a call that did not succeed.
     pub error: Option<String>,
@@ -338,18 +412,23 @@ pub struct Effect {
 
 /// Something the agent reports that is not the answer.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Notice<'a> {
+    /// What it is about.
     pub kind: NoticeKind,
     /// One line for people: `Retrying (attempt 2)`.
     pub text: Cow<'a, str>,
 }
 
+/// What a [`Notice`] is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum NoticeKind {
     /// The connection to the model was lost or is being retried.
     Retry,
     /// It came back.
     Recovered,
+    /// A warning (a loop detected, a turn limit near).
     Warning,
     /// An error the agent reports; whether it fails the run is the run end's to say.
     Error,
@@ -357,7 +436,9 @@ pub enum NoticeKind {
 
 /// A run ended (or the input did, or the next run started first).
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct RunEnd<'a> {
+    /// How it ended.
     pub outcome: Outcome,
     /// The run's final answer as the agent defines it (Cursor, Claude and Qwen
     /// `result.result`; Codex the last `agent_message`; Gemini the text after the last tool
@@ -365,7 +446,9 @@ pub struct RunEnd<'a> {
     pub final_text: Option<&'a [u8]>,
     /// The answer streamed as [`Event::Text`] against `final_text`.
     pub answer: AnswerCheck,
+    /// The tokens it used, where the stream says.
     pub usage: Option<Usage>,
+    /// How long it took, as the agent measured it.
     pub duration_ms: Option<u64>,
     /// What the agent's own `--output-format json` prints for this run, when that is a
     /// line of the stream (Cursor and Claude's `result` line).
@@ -374,7 +457,7 @@ pub struct RunEnd<'a> {
 
 impl RunEnd<'_> {
     /// A run that ended without its terminal event.
-    pub fn unfinished() -> RunEnd<'static> {
+    pub(crate) fn unfinished() -> RunEnd<'static> {
         RunEnd {
             outcome: Outcome::NoEnd,
             final_text: None,
@@ -388,11 +471,14 @@ impl RunEnd<'_> {
 
 /// How one run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Outcome {
+    /// Its agent's terminal event says it succeeded.
     Succeeded,
-    /// The run failed; `reason` says why in a few words, as the agent put it
-    /// (`subtype error_max_turns, is_error true`, `turn.failed: …`).
+    /// The run failed.
     Failed {
+        /// Why, in a few words, as the agent put it (`subtype error_max_turns, is_error
+        /// true`, `turn.failed: …`).
         reason: String,
     },
     /// The terminal event was there but could not be read.
@@ -428,11 +514,15 @@ impl fmt::Display for Outcome {
 
 /// How the streamed answer compares with the agent's final answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AnswerCheck {
+    /// They are the same, byte for byte.
     Matches,
-    /// They differ: the text rebuilt and the final answer, in bytes.
+    /// They differ.
     Differs {
+        /// The length of the text rebuilt from the stream, in bytes.
         rebuilt: u64,
+        /// The length of the final answer, in bytes.
         expected: u64,
     },
     /// No answer text came before the final answer (a `--output-format json` line fed in).
@@ -447,16 +537,24 @@ pub enum AnswerCheck {
 /// rest; `output` every generated token, reasoning included; `reasoning` the part of
 /// `output` spent reasoning, when the agent says.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Usage {
+    /// Prompt tokens not read from a cache.
     pub input: u64,
+    /// Generated tokens, reasoning included.
     pub output: u64,
+    /// Prompt tokens read from a cache.
     pub cache_read: u64,
+    /// Prompt tokens written to a cache.
     pub cache_write: u64,
+    /// The part of `output` spent reasoning, when the agent says.
     pub reasoning: Option<u64>,
+    /// The cost in US dollars, when the agent reports one.
     pub cost_usd: Option<f64>,
 }
 
 impl Usage {
+    /// Adds another run's (or step's) usage to this one.
     pub fn add(&mut self, o: &Usage) {
         self.input += o.input;
         self.output += o.output;

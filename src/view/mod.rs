@@ -4,38 +4,46 @@
 //! A view says what it wants decoded ([`View::wants`]); the run's dialect reads only the
 //! lines that can give it, so a view that wants the answer never pays for large tool
 //! results. The log views also see lines as they are ([`View::raw_types`]).
+//!
+//! Views are read through the library's own API: [`ViewHandler`] makes a view and its
+//! output a [`Handler`] — the one the library's users implement — and adds the CLI's hooks
+//! (raw lines, diagnostics, flushing, the exit status).
 
-use std::fmt::Display;
+use std::fmt::{self, Display};
 
-use crate::agent::event::{Agent, AnswerCheck, Event, RunEnd, RunInfo, Wants};
+use crate::agent::event::{Agent, AnswerCheck, Event, Outcome, RunEnd, RunInfo, Wants};
 use crate::agent::{AnyDialect, RawLine};
+use crate::dispatch::Driven;
 use crate::exit::ExitStatus;
+use crate::input::line_buffer::LineTooLong;
 use crate::input::peek::{BadLine, Head, TypeSet};
 use crate::out::Output;
-use crate::out::diag::{Diag, Reading};
+use crate::out::diag::{BadInput, Diag, Excerpt, Reading};
+use crate::read::Handler;
 use crate::runs::Runs;
 
-pub mod check;
-pub mod events;
+pub(crate) mod check;
+pub(crate) mod events;
 pub(crate) mod filter;
-pub mod get;
-pub mod json;
-pub mod progress;
-pub mod result;
-pub mod stats;
-pub mod text;
+pub(crate) mod get;
+pub(crate) mod json;
+pub(crate) mod progress;
+pub(crate) mod result;
+pub(crate) mod stats;
+pub(crate) mod text;
 pub(crate) mod thinking;
-pub mod tools;
-pub mod transcript;
+pub(crate) mod tools;
+pub(crate) mod transcript;
 pub(crate) mod words;
 
 /// What views write through (the output streams, the input diagnostics) and what they
 /// may want to know of the current run.
-pub struct Ctx {
+pub(crate) struct Ctx {
     pub out: Output,
     pub diag: Diag,
+    /// The current run, as the engine keeps it (a copy: the views read it here).
     pub run: RunInfo,
-    /// Event lines of the current run so far.
+    /// Event lines of the current run, once it ends.
     pub run_events: u64,
 }
 
@@ -75,7 +83,7 @@ pub(crate) fn settle_answer<'e>(end: &RunEnd<'e>, ctx: &mut Ctx) -> Option<&'e [
 
 /// A consumer of events, in the manner of ripgrep's `Sink`: every method has a default
 /// that does nothing, and an error ends the run (a closed stdout, or `--strict`).
-pub trait View {
+pub(crate) trait View {
     /// What the run's dialect should decode for [`View::event`].
     fn wants(&self) -> Wants {
         Wants::NONE
@@ -159,5 +167,183 @@ pub trait View {
     /// The input is exhausted.
     fn finish(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
         Ok(())
+    }
+}
+
+/// A view with what it writes through: the [`Handler`] the engine drives for the CLI.
+pub(crate) struct ViewHandler<V> {
+    pub view: V,
+    pub ctx: Ctx,
+}
+
+impl<V: View> ViewHandler<V> {
+    pub fn new(view: V, ctx: Ctx) -> ViewHandler<V> {
+        ViewHandler { view, ctx }
+    }
+}
+
+/// A view's error, carried as the [`Handler`] error through the engine and unwrapped
+/// again (`--strict`'s bad input and a closed stdout are told apart by their type).
+#[derive(Debug)]
+pub(crate) struct ViewError(anyhow::Error);
+
+impl fmt::Display for ViewError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+impl std::error::Error for ViewError {}
+
+impl From<std::io::Error> for ViewError {
+    fn from(e: std::io::Error) -> ViewError {
+        ViewError(e.into())
+    }
+}
+
+impl<V: View> Handler for ViewHandler<V> {
+    type Error = ViewError;
+
+    fn wants(&self) -> Wants {
+        self.view.wants()
+    }
+
+    fn run_start(&mut self, run: &RunInfo) -> Result<(), ViewError> {
+        self.ctx.run.clone_from(run);
+        self.view.run_start(&mut self.ctx).map_err(ViewError)
+    }
+
+    fn event(&mut self, _run: &RunInfo, event: &Event<'_>) -> Result<(), ViewError> {
+        self.view.event(event, &mut self.ctx).map_err(ViewError)
+    }
+
+    fn run_end(&mut self, _run: &RunInfo, end: &RunEnd<'_>) -> Result<(), ViewError> {
+        self.view.run_end(end, &mut self.ctx).map_err(ViewError)
+    }
+}
+
+impl<V: View> Driven for ViewHandler<V> {
+    fn into_anyhow(e: ViewError) -> anyhow::Error {
+        e.0
+    }
+
+    fn raw_types(&self) -> TypeSet {
+        self.view.raw_types()
+    }
+
+    fn input(&mut self, name: &str) {
+        self.ctx.diag.set_source(name);
+    }
+
+    fn line(&mut self, number: u64) {
+        self.ctx.diag.set_line(number);
+    }
+
+    fn line_done(&mut self) -> anyhow::Result<()> {
+        Ok(self.ctx.out.event_done()?)
+    }
+
+    fn idle(&mut self) -> anyhow::Result<()> {
+        Ok(self.ctx.out.flush()?)
+    }
+
+    /// `--max-line` is bad input (status 4), the rest is an input error (status 2).
+    fn read_error(&mut self, name: &str, e: std::io::Error) -> anyhow::Error {
+        if let Some(too_long) = e.get_ref().and_then(|e| e.downcast_ref::<LineTooLong>()) {
+            return BadInput(format!("{name}: {too_long}")).into();
+        }
+        anyhow::Error::new(e).context(format!("reading {name}"))
+    }
+
+    fn glued(&mut self, noise: &[u8]) {
+        self.ctx.diag.warn(
+            &mut self.ctx.out,
+            "text glued before an event",
+            format_args!("text before the event on this line: {}", Excerpt(noise)),
+        );
+    }
+
+    fn before(
+        &mut self,
+        line: &RawLine<'_>,
+        head: &Head,
+        dialect: &AnyDialect,
+    ) -> anyhow::Result<bool> {
+        self.view.before(line, head, dialect, &mut self.ctx)
+    }
+
+    fn after(&mut self, line: &RawLine<'_>, head: &Head) -> anyhow::Result<()> {
+        self.view.after(line, head, &mut self.ctx)
+    }
+
+    fn blank_line(&mut self, raw: &[u8]) -> anyhow::Result<()> {
+        self.view.blank_line(raw, &mut self.ctx)
+    }
+
+    fn bad_line(&mut self, line: &RawLine<'_>, bad: &BadLine) -> anyhow::Result<()> {
+        if self.view.bad_line(line, bad, &mut self.ctx)? {
+            return Ok(());
+        }
+        let (kind, what): (&'static str, String) = match bad {
+            BadLine::NotJson(_) if line.unterminated => (
+                "truncated last line",
+                format!("truncated last line, no newline at the end of the input ({bad})"),
+            ),
+            BadLine::NotJson(_) => ("lines that are not JSON", bad.to_string()),
+            BadLine::NotObject => ("JSON lines that are not objects", bad.to_string()),
+            BadLine::NoType | BadLine::BadType(_) => {
+                ("objects without a usable type", bad.to_string())
+            }
+        };
+        self.ctx
+            .diag
+            .bad_line(&mut self.ctx.out, kind, what, line.bytes)?;
+        Ok(())
+    }
+
+    fn unreadable(&mut self, what: Reading, line: &[u8], err: &dyn Display) -> anyhow::Result<()> {
+        if !self.view.unreadable(what, err, &mut self.ctx)? {
+            self.ctx
+                .diag
+                .readable::<(), _>(&mut self.ctx.out, what, line, Err(err))?;
+        }
+        Ok(())
+    }
+
+    fn session_seen(&mut self, id: &str) {
+        self.ctx.run.session_id = Some(id.to_owned());
+    }
+
+    /// Says on stderr why a run did not succeed.
+    fn ending(&mut self, run: &RunInfo, end: &RunEnd<'_>, events: u64) {
+        self.ctx.run_events = events;
+        if end.outcome == Outcome::Succeeded || !self.view.reports_runs() {
+            return;
+        }
+        let mut position = self.ctx.diag.position();
+        if let Some(id) = &run.session_id {
+            position = format!("{position}: session {id}");
+        }
+        let failed_text = end
+            .final_text
+            .filter(|t| !t.is_empty() && end.outcome != Outcome::NoEnd)
+            .map(|t| format!(": {}", Excerpt(t)))
+            .unwrap_or_default();
+        self.ctx.diag.note(
+            &mut self.ctx.out,
+            format_args!("{position}: {}{failed_text}", end.outcome),
+        );
+    }
+
+    fn finish(&mut self, runs: &Runs) -> anyhow::Result<ExitStatus> {
+        let ctx = &mut self.ctx;
+        if runs.count() == 0 && self.view.reports_runs() {
+            ctx.diag
+                .note(&mut ctx.out, "the input holds no run and no result event");
+        }
+        self.view.finish(ctx)?;
+        ctx.diag.finish(&mut ctx.out);
+        ctx.out.flush()?;
+        Ok(self.view.exit_status(runs))
     }
 }

@@ -29,6 +29,8 @@ pub struct StatsOptions {
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct RunStats {
     pub agent: &'static str,
+    /// The input the run was read from, as named on the command line (`<stdin>`).
+    pub file: String,
     pub session_id: Option<String>,
     pub model: Option<String>,
     pub cwd: Option<String>,
@@ -201,6 +203,7 @@ impl View for StatsView {
     fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.run = RunStats {
             agent: ctx.run.agent.name(),
+            file: ctx.diag.source().to_string(),
             ..RunStats::default()
         };
         self.usage = None;

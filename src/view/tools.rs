@@ -236,6 +236,8 @@ fn write_json(call: &Record<'_>, ctx: &Ctx, out: &mut Vec<u8>) {
     string(out, Some(ctx.run.agent.name()));
     out.extend_from_slice(b",\"parent_call_id\":");
     string(out, c.parent.as_deref());
+    out.extend_from_slice(b",\"file\":");
+    string(out, Some(ctx.diag.source()));
     out.extend_from_slice(b"}\n");
 }
 

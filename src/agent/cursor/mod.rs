@@ -33,7 +33,7 @@ use crate::input::peek::{Head, NameId, Subtype};
 use crate::out::diag::reading;
 use crate::runs::Outcome;
 use answer::Answer;
-use tool_call::{OutcomeSummary, Payload, Phase, ToolCallEvent, read_tool_call};
+use tool_call::{CallResult, OutcomeSummary, Payload, Phase, ToolCallEvent, read_tool_call};
 
 pub(crate) fn classify(name: NameId) -> Class {
     match name {
@@ -266,13 +266,23 @@ fn read_and_emit<'a, P: Kept<'a>, S: Sink>(
             sink.tool_started(call)
         }
         Phase::Completed => {
-            let result = ev.call.as_ref().and_then(|c| c.result.as_ref());
-            let status = result.map_or_else(ToolStatus::unknown, |r| {
-                ToolStatus::new(Cow::Borrowed(&*r.status), class_of(&r.status))
-            });
-            let summary = result
-                .filter(|_| wants.has(Wants::TOOL_DETAILS))
-                .and_then(|r| r.payload.summary());
+            let (status, summary, result) = match ev.call.as_ref().and_then(|c| c.result.as_ref()) {
+                None => (ToolStatus::unknown(), None, None),
+                Some(CallResult::Variant { status, payload }) => (
+                    ToolStatus::new(Cow::Borrowed(&**status), class_of(status)),
+                    wants
+                        .has(Wants::TOOL_DETAILS)
+                        .then(|| payload.summary())
+                        .flatten(),
+                    payload.raw().map(Cow::Borrowed),
+                ),
+                // It ended, but its result says neither how nor what it did.
+                Some(CallResult::Unexpected(raw)) => (
+                    ToolStatus::new("unexpected", StatusClass::Unknown),
+                    None,
+                    raw.as_deref().map(Cow::Borrowed),
+                ),
+            };
             let effect = match summary {
                 Some(summary) => effect(&summary, kind, status.class == StatusClass::Ok),
                 None => Effect::default(),
@@ -280,7 +290,7 @@ fn read_and_emit<'a, P: Kept<'a>, S: Sink>(
             sink.tool_ended(ToolOutcome {
                 call,
                 status,
-                result: result.and_then(|r| r.payload.raw()).map(Cow::Borrowed),
+                result,
                 effect,
                 ended_ms: ev.completed_at_ms.or(ev.timestamp_ms),
             })

@@ -78,10 +78,16 @@ pub struct Call<'a, A, P> {
 }
 
 #[derive(Debug)]
-pub struct CallResult<'a, P> {
-    /// The variant key: `success`, `rejected`, `error`, …
-    pub status: Cow<'a, str>,
-    pub payload: P,
+pub enum CallResult<'a, P> {
+    /// `{"<variant>": {…}}`.
+    Variant {
+        /// The variant key: `success`, `rejected`, `error`, …
+        status: Cow<'a, str>,
+        payload: P,
+    },
+    /// A result that is not an object (a `function` call's JSON string, an array, a
+    /// number): the call still ended. Kept as written when the payload keeps raw JSON.
+    Unexpected(Option<Box<RawValue>>),
 }
 
 /// Reads a `tool_call` event. See the module doc for `A` and `P`.
@@ -100,11 +106,14 @@ where
 
 /// How the result's variant payload is kept.
 pub trait Payload<'de>: Sized {
+    /// The raw JSON is kept: a result of an unexpected shape is kept too.
+    const RAW: bool = false;
     /// Reads the next map value; `None` when it is not an object (so not the variant).
     fn next<M: MapAccess<'de>>(map: &mut M) -> Result<Option<Self>, M::Error>;
 }
 
 impl<'de> Payload<'de> for &'de RawValue {
+    const RAW: bool = true;
     fn next<M: MapAccess<'de>>(map: &mut M) -> Result<Option<Self>, M::Error> {
         let raw: &'de RawValue = map.next_value()?;
         Ok(raw.get().starts_with('{').then_some(raw))
@@ -395,7 +404,24 @@ impl<'de, P: Payload<'de>> DeserializeSeed<'de> for ResultSeed<P> {
     type Value = Option<CallResult<'de, P>>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
+        d.deserialize_any(self)
+    }
+}
+
+impl<P> ResultSeed<P> {
+    /// A result of another shape than an object, kept as written (re-encoded: a string's
+    /// escapes may be written differently) when raw JSON is kept.
+    fn unexpected<'de, T: serde::Serialize + ?Sized, E: de::Error>(
+        value: &T,
+    ) -> Result<Option<CallResult<'de, P>>, E>
+    where
+        P: Payload<'de>,
+    {
+        let raw = P::RAW
+            .then(|| serde_json::value::to_raw_value(value))
+            .transpose()
+            .map_err(E::custom)?;
+        Ok(Some(CallResult::Unexpected(raw)))
     }
 }
 
@@ -412,13 +438,43 @@ impl<'de, P: Payload<'de>> Visitor<'de> for ResultSeed<P> {
             if result.is_some() {
                 map.next_value::<IgnoredAny>()?;
             } else if let Some(payload) = P::next(&mut map)? {
-                result = Some(CallResult {
+                result = Some(CallResult::Variant {
                     status: key,
                     payload,
                 });
             }
         }
         Ok(result)
+    }
+
+    // `null`: ended without saying how.
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Self::unexpected(v)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Self::unexpected(&v)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Self::unexpected(&v)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Self::unexpected(&v)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Self::unexpected(&v)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        if !P::RAW {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            return Ok(Some(CallResult::Unexpected(None)));
+        }
+        // Depth stays bounded: serde_json's recursion limit applies inside the sequence.
+        let value: serde_json::Value =
+            Deserialize::deserialize(de::value::SeqAccessDeserializer::new(seq))?;
+        Self::unexpected(&value)
     }
 }
 
@@ -490,9 +546,11 @@ mod tests {
         let call = ev.call.unwrap();
         assert_eq!(call.tool, "shell");
         assert!(call.args.is_none());
-        let result = call.result.unwrap();
-        assert_eq!(result.status, "rejected");
-        assert_eq!(result.payload.reason.0.as_deref(), Some(""));
+        let Some(CallResult::Variant { status, payload }) = call.result else {
+            panic!("a variant")
+        };
+        assert_eq!(status, "rejected");
+        assert_eq!(payload.reason.0.as_deref(), Some(""));
         assert_eq!(ev.timestamp_ms, Some(1784819290001));
     }
 
@@ -500,9 +558,11 @@ mod tests {
     fn is_background_is_not_the_variant() {
         let line = r#"{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"shellToolCall":{"args":{"command":"ls"},"result":{"isBackground":false,"success":{"exitCode":0,"stdout":"a\n"}}}}}"#;
         let ev: Summary = read_tool_call(line.as_bytes()).unwrap();
-        let result = ev.call.unwrap().result.unwrap();
-        assert_eq!(result.status, "success");
-        assert_eq!(result.payload.exit_code.as_i64(), Some(0));
+        let Some(CallResult::Variant { status, payload }) = ev.call.unwrap().result else {
+            panic!("a variant")
+        };
+        assert_eq!(status, "success");
+        assert_eq!(payload.exit_code.as_i64(), Some(0));
     }
 
     #[test]
@@ -511,17 +571,20 @@ mod tests {
         let ev: Raw = read_tool_call(line.as_bytes()).unwrap();
         let call = ev.call.unwrap();
         assert_eq!(call.args.unwrap().get(), r#"{"path":"a"}"#);
-        assert_eq!(
-            call.result.unwrap().payload.get(),
-            r#"{"content":"x\ny","totalLines":2}"#
-        );
+        let Some(CallResult::Variant { payload, .. }) = call.result else {
+            panic!("a variant")
+        };
+        assert_eq!(payload.get(), r#"{"content":"x\ny","totalLines":2}"#);
     }
 
     #[test]
     fn grep_totals_are_summed_over_roots() {
         let line = r#"{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"grepToolCall":{"args":{"pattern":"TODO"},"result":{"success":{"workspaceResults":{"/a":{"content":{"matches":[],"totalMatchedLines":3}},"/b":{"content":{"totalMatchedLines":4}}}}}}}}"#;
         let ev: Summary = read_tool_call(line.as_bytes()).unwrap();
-        let totals = ev.call.unwrap().result.unwrap().payload.workspace_results;
+        let Some(CallResult::Variant { payload, .. }) = ev.call.unwrap().result else {
+            panic!("a variant")
+        };
+        let totals = payload.workspace_results;
         assert_eq!(totals.matched_lines, Some(7));
     }
 
@@ -548,9 +611,9 @@ mod tests {
                     let args = crate::agent::tools::ArgsSummary::read(args);
                     assert_eq!(args.command.0, None);
                 }
-                if let Some(r) = call.result {
-                    assert_eq!(r.payload.total_lines.as_u64(), Some(12));
-                    assert_eq!(r.payload.exit_code.as_i64(), None);
+                if let Some(CallResult::Variant { payload, .. }) = call.result {
+                    assert_eq!(payload.total_lines.as_u64(), Some(12));
+                    assert_eq!(payload.exit_code.as_i64(), None);
                 }
             }
         }
@@ -559,6 +622,24 @@ mod tests {
         )
         .unwrap();
         assert!(ev.call_id.is_none() && ev.call.is_none());
+    }
+
+    #[test]
+    fn a_result_that_is_not_an_object_is_unexpected_and_kept_raw() {
+        let line = r#"{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"function":{"name":"f","result":"{\"a\":1}"}}}"#;
+        let ev: Raw = read_tool_call(line.as_bytes()).unwrap();
+        let Some(CallResult::Unexpected(Some(raw))) = ev.call.unwrap().result else {
+            panic!("unexpected, kept")
+        };
+        assert_eq!(raw.get(), r#""{\"a\":1}""#);
+        let ev: Summary = read_tool_call(line.as_bytes()).unwrap();
+        assert!(matches!(
+            ev.call.unwrap().result,
+            Some(CallResult::Unexpected(None))
+        ));
+        let null = r#"{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"readToolCall":{"result":null}}}"#;
+        let ev: Raw = read_tool_call(null.as_bytes()).unwrap();
+        assert!(ev.call.unwrap().result.is_none());
     }
 
     #[test]

@@ -301,6 +301,13 @@ impl OpenCode {
             if session.is_none() || session == self.session.as_deref() {
                 return Ok(());
             }
+            // A run opened by a content line of a log cut at the front: its session is the
+            // first one named, not the start of another run.
+            if let (None, Some(id)) = (&self.session, session) {
+                self.session = Some(id.to_owned());
+                sink.session_seen(id);
+                return Ok(());
+            }
             self.finish(sink)?;
         }
         self.reset();
