@@ -463,35 +463,13 @@ fn table(out: &mut String, rows: &[Row], with_source: bool) {
             out.push(' ');
             esc(out, &escape::one_line(reason));
         }
-        out.push_str("</td><td class=\"num\">");
-        out.push_str(&row.duration_ms.map(words::duration).unwrap_or_default());
-        out.push_str("</td><td class=\"num\">");
-        if row.calls > 0 {
-            out.push_str(&words::thousands(row.calls));
-            if row.not_ok > 0 {
-                let _ = write!(out, " ({} not ok)", row.not_ok);
-            }
-        }
-        out.push_str("</td><td class=\"num\">");
-        if let Some(u) = &row.usage {
-            let _ = write!(
-                out,
-                "{} / {}",
-                words::thousands(u.input),
-                words::thousands(u.output)
-            );
-        }
-        out.push_str("</td><td class=\"num\">");
-        if let Some(cost) = row.usage.and_then(|u| u.cost_usd) {
-            let _ = write!(out, "${cost:.4}");
+        let cells = row.cells();
+        for cell in [&cells.duration, &cells.calls, &cells.tokens, &cells.cost] {
+            out.push_str("</td><td class=\"num\">");
+            esc(out, cell);
         }
         out.push_str("</td><td><code>");
-        if let Some(id) = &row.session_id {
-            esc(
-                out,
-                &escape::one_line(&id.chars().take(8).collect::<String>()),
-            );
-        }
+        esc(out, &cells.session);
         out.push_str("</code></td>");
         if with_source {
             out.push_str("<td class=\"wrap\">");

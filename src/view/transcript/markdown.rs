@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 
 use super::escape::{self, Cut};
 use super::readable::Parts;
-use super::{Call, Detail, Document, Item, Render, Row, Run, answer};
+use super::{Call, Detail, Document, Item, Phase, Render, Row, Run, answer};
 use crate::agent::event::{NoticeKind, Outcome, StatusClass};
 use crate::out::fit;
 use crate::view::words;
@@ -195,6 +195,22 @@ fn call(out: &mut String, run: &Run, call: &Call, detail: Detail) {
     out.push_str("</details>\n");
 }
 
+/// The model's own Markdown (an answer segment, a reasoning phase), made safe, on lines of
+/// its own, with a note of what was cut.
+fn model_text(out: &mut String, phase: &Phase) {
+    out.push_str(&answer::markdown(&phase.text));
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    if phase.cut > 0 {
+        let _ = writeln!(
+            out,
+            "\n_… {} more cut; `--full` keeps everything._",
+            escape::size(phase.cut)
+        );
+    }
+}
+
 /// Breaks a run of call lines before a block that is not one.
 fn end_calls(out: &mut String, in_calls: &mut bool) {
     if *in_calls {
@@ -247,19 +263,9 @@ impl Render for Markdown {
             match item {
                 Item::Answer(phase) => {
                     end_calls(&mut out, &mut in_calls);
-                    if !phase.text.is_empty() {
-                        out.push_str(&answer::markdown(&phase.text));
-                        if !out.ends_with('\n') {
-                            out.push('\n');
-                        }
+                    if !phase.text.is_empty() || phase.cut > 0 {
+                        model_text(&mut out, phase);
                         out.push('\n');
-                    }
-                    if phase.cut > 0 {
-                        let _ = writeln!(
-                            out,
-                            "_… {} more of the answer cut; `--full` keeps everything._\n",
-                            escape::size(phase.cut)
-                        );
                     }
                 }
                 Item::Thinking(phase) => {
@@ -267,17 +273,7 @@ impl Render for Markdown {
                     let size = escape::size(phase.text.len() + phase.cut);
                     let _ = write!(out, "<details><summary>💭 Thinking · {size}</summary>\n\n");
                     if detail == Detail::Full {
-                        out.push_str(&answer::markdown(&phase.text));
-                        if !out.ends_with('\n') {
-                            out.push('\n');
-                        }
-                        if phase.cut > 0 {
-                            let _ = writeln!(
-                                out,
-                                "\n_… {} more cut; `--full` keeps everything._",
-                                escape::size(phase.cut)
-                            );
-                        }
+                        model_text(&mut out, phase);
                     } else {
                         out.push_str("_Left out to stay within the size limit._\n");
                     }
@@ -399,31 +395,14 @@ fn table(out: &mut String, rows: &[Row], with_source: bool) {
             out.push_str(": ");
             text(out, &escape::one_line(&words_cut(reason, 80)));
         }
-        out.push_str(" | ");
-        out.push_str(&row.duration_ms.map(words::duration).unwrap_or_default());
-        out.push_str(" | ");
-        if row.calls > 0 {
-            out.push_str(&words::thousands(row.calls));
-            if row.not_ok > 0 {
-                let _ = write!(out, " ({} not ok)", row.not_ok);
-            }
+        let cells = row.cells();
+        for cell in [&cells.duration, &cells.calls, &cells.tokens, &cells.cost] {
+            out.push_str(" | ");
+            text(out, cell);
         }
         out.push_str(" | ");
-        if let Some(u) = &row.usage {
-            let _ = write!(
-                out,
-                "{} / {}",
-                words::thousands(u.input),
-                words::thousands(u.output)
-            );
-        }
-        out.push_str(" | ");
-        if let Some(cost) = row.usage.and_then(|u| u.cost_usd) {
-            let _ = write!(out, "${cost:.4}");
-        }
-        out.push_str(" | ");
-        if let Some(id) = &row.session_id {
-            code_span(out, &id.chars().take(8).collect::<String>());
+        if !cells.session.is_empty() {
+            code_span(out, &cells.session);
         }
         out.push_str(" |");
         if with_source {

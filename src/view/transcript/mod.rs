@@ -297,6 +297,46 @@ impl Row {
     }
 }
 
+/// A row's cells after its status, as plain text (each renderer escapes them).
+pub(crate) struct Cells {
+    pub duration: String,
+    pub calls: String,
+    pub tokens: String,
+    pub cost: String,
+    /// The session id's first 8 characters.
+    pub session: String,
+}
+
+impl Row {
+    pub fn cells(&self) -> Cells {
+        let mut calls = String::new();
+        if self.calls > 0 {
+            calls = words::thousands(self.calls);
+            if self.not_ok > 0 {
+                calls.push_str(&format!(" ({} not ok)", self.not_ok));
+            }
+        }
+        Cells {
+            duration: self.duration_ms.map(words::duration).unwrap_or_default(),
+            calls,
+            tokens: self.usage.map_or_else(String::new, |u| {
+                format!(
+                    "{} / {}",
+                    words::thousands(u.input),
+                    words::thousands(u.output)
+                )
+            }),
+            cost: self
+                .usage
+                .and_then(|u| u.cost_usd)
+                .map_or_else(String::new, |c| format!("${c:.4}")),
+            session: self.session_id.as_deref().map_or_else(String::new, |id| {
+                escape::one_line(&id.chars().take(8).collect::<String>())
+            }),
+        }
+    }
+}
+
 /// A renderer: Markdown or HTML.
 pub(crate) trait Render {
     /// A run's section. `details`: with the calls' arguments and output (as kept);
