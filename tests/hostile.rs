@@ -504,18 +504,10 @@ fn a_stream_of_deltas_that_never_flushes_keeps_memory_flat() {
         i += 1;
     }
     drop(f);
-    let small = peak_kib(&["text"], &root_fixture("partial.ndjson"));
+    // The goal is 16 MiB whatever the input (40 MiB before the text was hashed; about 9 MiB
+    // for a small run, more when a loaded machine lets the reading thread run ahead).
     for view in ["text", "progress", "stats"] {
         let peak = peak_kib(&[view], &path);
-        assert!(
-            peak < small + 4 * 1024,
-            "{view}: {peak} KiB for 64 MiB of deltas, {small} KiB for a small run"
-        );
+        assert!(peak < 16 * 1024, "{view}: {peak} KiB for 64 MiB of deltas");
     }
-}
-
-fn root_fixture(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
 }
