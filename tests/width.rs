@@ -340,3 +340,56 @@ fn strip_styles(s: &str) -> String {
     }
     out
 }
+
+/// `stats` on a terminal writes each run when it ends, as it does piped: a live stream (a
+/// loop of runs, `tail -f`) shows every run without waiting for the end of the input.
+#[test]
+fn stats_on_a_terminal_shows_each_run_as_it_ends() {
+    let log = std::fs::read_to_string(fixture("two-runs.ndjson")).unwrap();
+    let second = log.find("{\"type\":\"system\"").and_then(|first| {
+        log[first + 1..]
+            .find("{\"type\":\"system\"")
+            .map(|i| first + 1 + i)
+    });
+    let (first_run, second_run) = log.split_at(second.expect("two runs"));
+    for columns in [80u16, 160] {
+        let (theirs, mut ours) = pty(columns);
+        let mut child = Command::new(BIN)
+            .arg("stats")
+            .env_remove("COLUMNS")
+            .stdout(theirs.try_clone().unwrap())
+            .stdin(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        drop(theirs);
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(first_run.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        // The first run's row, while the input stays open.
+        let (tx, rx) = std::sync::mpsc::channel();
+        thread::spawn(move || {
+            let mut buf = [0; 4096];
+            while let Ok(n) = ours.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut shown = Vec::new();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !String::from_utf8_lossy(&shown).contains("0b7e4d21") {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(bytes) => shown.extend(bytes),
+                Err(_) => panic!(
+                    "{columns} columns: the first run is not shown before the input ends: {:?}",
+                    String::from_utf8_lossy(&shown)
+                ),
+            }
+        }
+        stdin.write_all(second_run.as_bytes()).unwrap();
+        drop(stdin);
+        assert!(child.wait().unwrap().success());
+    }
+}

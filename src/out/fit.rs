@@ -2,13 +2,16 @@
 //! without losing the part a reader needs — a path keeps its file name, a command its
 //! start — never splitting a character.
 //!
-//! Widths are display columns (`unicode-width`): a CJK character or most emoji take two,
-//! a combining mark none. Only the human views on a terminal are fitted; piped output is
+//! Widths are display columns (`unicode-width`) of grapheme clusters
+//! (`unicode-segmentation`): a CJK character or an emoji (`❤️`, a ZWJ family, a flag) takes
+//! two, a combining mark none — and every function here measures the same way, so a cut is
+//! never wider than asked and never splits what a terminal draws as one character. Only the human views on a terminal are fitted; piped output is
 //! written whole, so `less -S`, grep and scripts see every value.
 
 use std::borrow::Cow;
 
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
 
 /// The mark of an elision.
 const ELLIPSIS: char = '…';
@@ -31,18 +34,26 @@ pub fn terminal_columns() -> usize {
 
 /// Columns `s` takes on a terminal.
 pub fn width(s: &str) -> usize {
-    s.width()
+    if printable_ascii(s) {
+        return s.len();
+    }
+    s.graphemes(true).map(UnicodeWidthStr::width).sum()
 }
 
-fn char_width(c: char) -> usize {
-    c.width().unwrap_or(0)
+/// Whether each byte of `s` is a character one column wide (the common case, measured
+/// without segmenting).
+fn printable_ascii(s: &str) -> bool {
+    s.bytes().all(|b| (0x20..0x7f).contains(&b))
 }
 
 /// The longest start of `s` at most `max` columns wide.
 fn head(s: &str, max: usize) -> &str {
+    if printable_ascii(s) {
+        return &s[..max.min(s.len())];
+    }
     let mut used = 0;
-    for (i, c) in s.char_indices() {
-        used += char_width(c);
+    for (i, g) in s.grapheme_indices(true) {
+        used += g.width();
         if used > max {
             return &s[..i];
         }
@@ -52,11 +63,14 @@ fn head(s: &str, max: usize) -> &str {
 
 /// The longest end of `s` at most `max` columns wide.
 fn tail(s: &str, max: usize) -> &str {
+    if printable_ascii(s) {
+        return &s[s.len() - max.min(s.len())..];
+    }
     let mut used = 0;
-    for (i, c) in s.char_indices().rev() {
-        used += char_width(c);
+    for (i, g) in s.grapheme_indices(true).rev() {
+        used += g.width();
         if used > max {
-            return &s[i + c.len_utf8()..];
+            return &s[i + g.len()..];
         }
     }
     s
@@ -86,7 +100,7 @@ fn elide(s: &str, max: usize, head_percent: usize) -> Cow<'_, str> {
     }
     let room = max - 1;
     let start = head(s, room * head_percent / 100);
-    let end = tail(&s[start.len()..], room - width(start));
+    let end = tail(&s[start.len()..], room.saturating_sub(width(start)));
     Cow::Owned(format!("{start}{ELLIPSIS}{end}"))
 }
 
@@ -211,6 +225,35 @@ mod tests {
             assert!(width(&elide_command(wide, max)) <= max, "{max}");
         }
         assert_eq!(elide_command("日本語", 4), "…語");
+    }
+
+    #[test]
+    fn emoji_sequences_are_measured_and_cut_whole() {
+        let heart = "\u{2764}\u{fe0f}";
+        let family = "\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}";
+        let flag = "\u{1f1eb}\u{1f1f7}";
+        for s in [
+            format!("echo {}", heart.repeat(30)),
+            format!("{family}{family} x {flag}{flag}{flag} é\u{301}日本"),
+            format!("/home/{heart}/{family}/{flag}.txt"),
+        ] {
+            for max in 0..=width(&s) + 1 {
+                for cut in [
+                    cut_end(&s, max),
+                    elide_command(&s, max),
+                    elide_middle(&s, max),
+                    elide_path(&s, max),
+                ] {
+                    assert!(width(&cut) <= max, "{cut:?} in {max}");
+                    // No cluster is split: what is kept is made of the input's clusters.
+                    for g in cut.graphemes(true).filter(|g| *g != "…") {
+                        assert!(s.contains(g), "{g:?} split from {s:?}");
+                    }
+                }
+            }
+        }
+        assert_eq!(width(heart), 2);
+        assert_eq!(width(family), 2);
     }
 
     #[test]

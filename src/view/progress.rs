@@ -199,8 +199,8 @@ impl View for ProgressView {
         if let Some(room) = room.filter(|&room| fit::width(&text) > room) {
             // Too wide: the session as `stats` shows it (its first 8 characters), then the
             // directory shortened.
-            let session = session.as_deref().map(|s| fit::cut_end(s, 9));
-            let session = session.as_deref().map(|s| s.trim_end_matches('…'));
+            let session = session.as_deref().map(words::short_session);
+            let session = session.as_deref();
             text = match &cwd {
                 Some(cwd) => {
                     words::fit_sentence(Some(room), ToolKind::List, cwd, |c| line(Some(c), session))

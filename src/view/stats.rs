@@ -1,16 +1,16 @@
 //! `stats`: one row per run, and a totals row, for every agent.
 //!
-//! Piped, each row is written when its run ends with every value whole, so memory holds
-//! one run's counters whatever the size of the log. On a terminal the rows are kept (a few
-//! short strings a run) and laid out at the end for the terminal's width: a table where one
-//! fits, else a few lines a run. Columns: agent, session id (first 8 characters), model, status
+//! Each row is written when its run ends, so memory holds one run's counters whatever the
+//! size of the log, and a live stream shows each run as it ends. Piped, every value is
+//! whole. On a terminal, each row is fitted to the terminal's width: a table whose model,
+//! tools and directory columns share what the fixed ones leave, or, on a terminal too narrow
+//! for that, a few lines a run. Columns: agent, session id (first 8 characters), model, status
 //! (`success`, `error`, `no result`), duration, answer length in bytes, thinking phases,
 //! tokens in and out, tool calls by status and by tool, working directory. `--json` writes
 //! one object per run instead (schema in the README).
 
 use std::collections::BTreeMap;
 
-use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 use serde::Serialize;
 
 use crate::agent::event::{Event, RunEnd, Usage, Wants};
@@ -61,8 +61,6 @@ pub struct StatsView {
     total_usage: Option<Usage>,
     runs_by_status: BTreeMap<&'static str, u64>,
     header_written: bool,
-    /// On a terminal, the rows so far: a table fitted to a width needs all of them.
-    table: Vec<[String; 10]>,
 }
 
 impl StatsView {
@@ -76,13 +74,11 @@ impl StatsView {
             total_usage: None,
             runs_by_status: BTreeMap::new(),
             header_written: false,
-            table: Vec::new(),
         }
     }
 
-    /// One row of the table; `tail` is the last column (the working directory). Piped, it
-    /// is written at once with every value whole; on a terminal it is kept for the table
-    /// laid out for the terminal's width at the end.
+    /// One row of the table, written at once; `tail` is the last column (the working
+    /// directory). Piped, every value is whole; on a terminal the row fits its width.
     fn write_row(
         &mut self,
         row: &RunStats,
@@ -119,9 +115,7 @@ impl StatsView {
         let terminal = ctx.out.width(Channel::Out).is_some();
         let cells = [
             if row.agent.is_empty() { "-" } else { row.agent }.to_string(),
-            // The session's first 8 characters, as short commit ids are shown: `--json`
-            // has the whole id.
-            session.chars().take(8).collect::<String>(),
+            words::short_session(session),
             one_line(row.model.as_deref().unwrap_or("-"), usize::MAX),
             row.status.clone(),
             row.duration_ms.map_or("-".to_string(), words::duration),
@@ -138,29 +132,28 @@ impl StatsView {
                 usize::MAX,
             ),
         ];
-        if terminal {
-            self.table.push(cells);
-            return Ok(());
+        let mut text = String::new();
+        match ctx.out.width(Channel::Out) {
+            Some(width) if width >= TABLE_WIDTH => {
+                if !self.header_written {
+                    text.push_str(&table_line(&HEADER.map(String::from), width));
+                }
+                text.push_str(&table_line(&cells, width));
+            }
+            Some(width) => {
+                if self.header_written {
+                    text.push('\n');
+                }
+                text.push_str(&card(&cells, width));
+            }
+            None => {
+                if !self.header_written {
+                    text.push_str(&header_line());
+                }
+                text.push_str(&row_line(&cells));
+            }
         }
-        if !self.header_written {
-            self.header_written = true;
-            ctx.out
-                .write_out(row_line(&HEADER.map(String::from)).as_bytes())?;
-        }
-        ctx.out.write_out(row_line(&cells).as_bytes())?;
-        Ok(())
-    }
-
-    /// On a terminal, the rows kept so far as one table in the terminal's width.
-    fn write_table(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        let Some(width) = ctx.out.width(Channel::Out) else {
-            return Ok(());
-        };
-        let rows = std::mem::take(&mut self.table);
-        if rows.is_empty() {
-            return Ok(());
-        }
-        let text = table(&rows, width).unwrap_or_else(|| cards(&rows, width));
+        self.header_written = true;
         ctx.out.write_out(text.as_bytes())?;
         Ok(())
     }
@@ -287,8 +280,7 @@ impl View for StatsView {
             .collect();
         let tail = format!("runs: {}", breakdown.join(", "));
         let usage = self.total_usage;
-        self.write_row(&totals, usage.as_ref(), "TOTAL", &tail, ctx)?;
-        self.write_table(ctx)
+        self.write_row(&totals, usage.as_ref(), "TOTAL", &tail, ctx)
     }
 }
 
@@ -308,14 +300,14 @@ const HEADER: [&str; 10] = [
 /// The columns holding numbers, aligned right.
 const NUMBERS: [usize; 4] = [4, 5, 6, 7];
 
-/// A piped row: fixed columns that long values push right rather than being cut.
+/// A piped row: fixed columns that long values push right rather than being cut, the
+/// directory trailing.
 fn row_line(c: &[String; 10]) -> String {
     let mut line = format!(
         "{:<8}  {:<8}  {:<16}  {:<10}  {:>9}  {:>9}  {:>5}  {:>17}  {}",
         c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]
     );
-    // The directory has no header cell in a pipe: it trails, as it always has.
-    if !c[9].is_empty() && c[9] != "DIRECTORY" {
+    if !c[9].is_empty() {
         line.push_str("  ");
         line.push_str(&c[9]);
     }
@@ -323,51 +315,65 @@ fn row_line(c: &[String; 10]) -> String {
     line
 }
 
-/// The narrowest the model, tools and directory columns of a table may be.
-const MIN_TEXT_COLUMN: u16 = 20;
-
-/// The rows as a table at most `width` columns wide: the short columns whole on one line,
-/// the model, the tools and the directory wrapped within theirs (comfy-table shares the
-/// width out by content). `None` when the terminal is too narrow for that.
-fn table(rows: &[[String; 10]], width: usize) -> Option<String> {
-    use comfy_table::{ColumnConstraint, Width};
-    let mut t = Table::new();
-    t.load_style(presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(u16::try_from(width).unwrap_or(u16::MAX))
-        .set_header(HEADER);
-    for row in rows {
-        t.add_row(row.iter().map(String::as_str));
-    }
-    for (i, column) in t.column_iter_mut().enumerate() {
-        column.set_constraint(match i {
-            2 | 8 | 9 => ColumnConstraint::LowerBoundary(Width::Fixed(MIN_TEXT_COLUMN)),
-            _ => ColumnConstraint::ContentWidth,
-        });
-        if NUMBERS.contains(&i) {
-            column.set_cell_alignment(CellAlignment::Right);
-        }
-        // NOTHING pads every cell with a space on each side: the first column needs none
-        // on its left.
-        if i == 0 {
-            column.set_padding((0, 1));
-        }
-    }
-    let mut out = String::new();
-    for line in t.lines() {
-        let line = line.trim_end();
-        if fit::width(line) > width {
-            return None;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    Some(out)
+/// The piped header: the directory has no header cell, as it always had none.
+fn header_line() -> String {
+    let mut header = HEADER.map(String::from);
+    header[9].clear();
+    row_line(&header)
 }
 
-/// The rows for a terminal too narrow for the table: a few lines a run, the short values
-/// on the first, each line fitted to the width (the tools wrapped, the directory shortened
-/// in its middle).
+/// The widths of the table's fixed columns (agent, session, status, duration, answer,
+/// thinking, tokens), and the narrowest each of the model, tools and directory may be.
+const FIXED: [(usize, usize); 7] = [(0, 8), (1, 8), (3, 10), (4, 9), (5, 11), (6, 5), (7, 19)];
+const MIN_TEXT: usize = 12;
+/// Gaps of two columns between the ten columns.
+const GAPS: usize = 2 * 9;
+/// The narrowest terminal the table fits; below it, a few lines a run.
+const TABLE_WIDTH: usize = 8 + 8 + 10 + 9 + 11 + 5 + 19 + GAPS + 3 * MIN_TEXT;
+
+/// A row of the table in `width` columns (at least [`TABLE_WIDTH`]): each value fitted to
+/// its column — the model and tools cut at the end, the directory in its middle (it keeps
+/// its last components) — and numbers aligned right.
+fn table_line(c: &[String; 10], width: usize) -> String {
+    let room = width - (TABLE_WIDTH - 3 * MIN_TEXT);
+    let model = room / 4;
+    let tools = room * 2 / 5;
+    let dir = room - model - tools;
+    let mut widths = [0; 10];
+    for (i, w) in FIXED {
+        widths[i] = w;
+    }
+    widths[2] = model;
+    widths[8] = tools;
+    widths[9] = dir;
+    let mut line = String::new();
+    for (i, (value, w)) in c.iter().zip(widths).enumerate() {
+        let value = match i {
+            9 => fit::elide_path(value, w),
+            _ => fit::cut_end(value, w),
+        };
+        let pad = " ".repeat(w - fit::width(&value));
+        if i > 0 {
+            line.push_str("  ");
+        }
+        if NUMBERS.contains(&i) {
+            line.push_str(&pad);
+            line.push_str(&value);
+        } else {
+            line.push_str(&value);
+            if i < 9 {
+                line.push_str(&pad);
+            }
+        }
+    }
+    line.truncate(line.trim_end().len());
+    line.push('\n');
+    line
+}
+
+/// A row for a terminal too narrow for the table: a few lines, the short values on the
+/// first, each line fitted to the width (the tools wrapped, the directory shortened in its
+/// middle).
 ///
 /// ```text
 /// cursor · c6b62c6f · Claude 4 Sonnet · success · 5.2 s
@@ -375,40 +381,35 @@ fn table(rows: &[[String; 10]], width: usize) -> Option<String> {
 ///   tools 2 (2 ok; read 1, write 1)
 ///   ~/project
 /// ```
-fn cards(rows: &[[String; 10]], width: usize) -> String {
+fn card(c: &[String; 10], width: usize) -> String {
     let mut out = String::new();
     let mut line = |text: &str| {
         out.push_str(&fit::cut_end(text, width));
         out.push('\n');
     };
-    for (n, c) in rows.iter().enumerate() {
-        if n > 0 {
-            line("");
-        }
-        let total = c[1] == "TOTAL";
-        let first: Vec<&str> = if total {
-            vec!["TOTAL", &c[3], &c[4]]
-        } else {
-            vec![&c[0], &c[1], &c[2], &c[3], &c[4]]
-        };
-        line(&first.join(" · "));
-        line(&format!(
-            "  answer {} · thinking {} · tokens {}",
-            c[5], c[6], c[7]
-        ));
-        for l in wrap(&format!("tools {}", c[8]), width.saturating_sub(2).max(1)) {
+    let total = c[1] == "TOTAL";
+    let first: Vec<&str> = if total {
+        vec!["TOTAL", &c[3], &c[4]]
+    } else {
+        vec![&c[0], &c[1], &c[2], &c[3], &c[4]]
+    };
+    line(&first.join(" · "));
+    line(&format!(
+        "  answer {} · thinking {} · tokens {}",
+        c[5], c[6], c[7]
+    ));
+    for l in wrap(&format!("tools {}", c[8]), width.saturating_sub(2).max(1)) {
+        line(&format!("  {l}"));
+    }
+    if total {
+        for l in wrap(&c[9], width.saturating_sub(2).max(1)) {
             line(&format!("  {l}"));
         }
-        if total {
-            for l in wrap(&c[9], width.saturating_sub(2).max(1)) {
-                line(&format!("  {l}"));
-            }
-        } else if !c[9].is_empty() {
-            line(&format!(
-                "  {}",
-                fit::elide_path(&c[9], width.saturating_sub(2))
-            ));
-        }
+    } else if !c[9].is_empty() {
+        line(&format!(
+            "  {}",
+            fit::elide_path(&c[9], width.saturating_sub(2))
+        ));
     }
     out
 }

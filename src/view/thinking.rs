@@ -10,8 +10,11 @@ pub struct Thinking {
     channel: Channel,
     /// A phase has been written and not yet ended with a newline.
     open: bool,
-    /// The last two bytes of the open phase's text.
-    tail: [u8; 2],
+    /// The last byte of the phase written so far.
+    last: u8,
+    /// `*`s that ended the last piece, held back until the next one tells whether they
+    /// open a summary's title (at most two bytes).
+    held: Vec<u8>,
 }
 
 impl Thinking {
@@ -19,7 +22,8 @@ impl Thinking {
         Thinking {
             channel,
             open: false,
-            tail: [0, 0],
+            last: 0,
+            held: Vec::new(),
         }
     }
 
@@ -31,27 +35,31 @@ impl Thinking {
                 ctx.out.begin_line(self.channel)?;
                 ctx.out.write_styled(self.channel, dim, b"[thinking] ")?;
                 self.open = true;
-                self.tail = [0, 0];
-            } else if starts_summary(text)
-                && matches!(self.tail[1], b'.' | b'!' | b'?' | b':' | b')' | b'\n')
-            {
-                // Some models' reasoning comes as summaries, each under a bold title,
-                // streamed in one phase and sometimes with nothing between them:
-                // `…actions.**Executing commands**`. Kept apart as messages are.
-                let breaks = match self.tail {
-                    [b'\n', b'\n'] => 2,
-                    [_, b'\n'] => 1,
-                    _ => 0,
-                } + text.iter().take(2).take_while(|&&b| b == b'\n').count();
-                ctx.out
-                    .write_styled(self.channel, dim, &b"\n\n"[breaks.min(2)..])?;
+                self.last = 0;
             }
-            ctx.out.write_styled(self.channel, dim, text)?;
-            self.tail = match text {
-                [.., a, b] => [*a, *b],
-                [b] => [self.tail[1], *b],
-                [] => self.tail,
-            };
+            let mut text = std::mem::take(&mut self.held)
+                .into_iter()
+                .chain(text.iter().copied())
+                .collect::<Vec<u8>>();
+            // Bold `*`s at the end may be the start of a title: wait for what follows.
+            let keep = text.len()
+                - text
+                    .iter()
+                    .rev()
+                    .take(2)
+                    .take_while(|&&b| b == b'*')
+                    .count();
+            self.held = text.split_off(keep);
+            let mut start = 0;
+            for at in summary_starts(self.last, &text) {
+                ctx.out.write_styled(self.channel, dim, &text[start..at])?;
+                ctx.out.write_styled(self.channel, dim, b"\n\n")?;
+                start = at;
+            }
+            ctx.out.write_styled(self.channel, dim, &text[start..])?;
+            if let Some(&b) = text.last() {
+                self.last = b;
+            }
         }
         if done {
             self.close(ctx)?;
@@ -63,17 +71,28 @@ impl Thinking {
     pub fn close(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
         if self.open {
             self.open = false;
+            let held = std::mem::take(&mut self.held);
+            ctx.out
+                .write_styled(self.channel, Style::new().dimmed().italic(), &held)?;
             ctx.out.write_styled(self.channel, Style::new(), b"\n")?;
         }
         Ok(())
     }
 }
 
-/// Whether reasoning text opens a new summary: a bold title at its start, after at most
-/// the line breaks that would separate it.
-fn starts_summary(text: &[u8]) -> bool {
-    let text = &text[text.iter().take_while(|&&b| b == b'\n').count()..];
-    text.starts_with(b"**") && text.get(2).is_some_and(|b| b.is_ascii_alphanumeric())
+/// Where summaries start in `text` with nothing between them and the sentence before:
+/// `…actions.**Executing commands**` — some models stream their reasoning as summaries under
+/// bold titles, in one phase. `last` is the byte written before `text`. Only right after a
+/// sentence's end, so bold words inside a sentence or a list stay where they are.
+fn summary_starts(last: u8, text: &[u8]) -> Vec<usize> {
+    (0..text.len())
+        .filter(|&i| {
+            let before = if i == 0 { last } else { text[i - 1] };
+            matches!(before, b'.' | b'!' | b'?')
+                && text[i..].starts_with(b"**")
+                && text.get(i + 2).is_some_and(u8::is_ascii_alphanumeric)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -105,15 +124,30 @@ mod tests {
             ]),
             "[thinking] **Planning**\n\nI will act.\n\n**Executing commands**\n\nNow.\n"
         );
-        // One line break already there: one more makes the blank line.
-        assert_eq!(
-            shown(&["Done.", "\n**Next**"]),
-            "[thinking] Done.\n\n**Next**\n"
-        );
-        // Bold within a sentence, or a delta that only closes bold text, is left alone.
-        assert_eq!(
-            shown(&["This is", " **very**", " bold and ", "**this** too."]),
-            "[thinking] This is **very** bold and **this** too.\n"
-        );
+        // However the deltas split the place.
+        for split in [
+            &["additional actions.**", "Executing commands**"][..],
+            &["additional actions", ".**Executing commands**"],
+            &["additional actions.*", "*Executing commands**"],
+            &["additional actions.**Executing commands**"],
+        ] {
+            assert_eq!(
+                shown(split),
+                "[thinking] additional actions.\n\n**Executing commands**\n",
+                "{split:?}"
+            );
+        }
+        // Bold within a sentence, after a colon, a parenthesis or a line break, or a delta
+        // that only closes bold text, is left alone.
+        for text in [
+            &["This is", " **very**", " bold and ", "**this** too."][..],
+            &["Two options:\n", "**Keep** the flag.\n", "**Drop** it."],
+            &["I call it (the helper)", "**really** matters here."],
+            &["Done.\n", "**Next**"],
+        ] {
+            assert_eq!(shown(text), format!("[thinking] {}\n", text.concat()));
+        }
+        // A phase that ends on `*` keeps it.
+        assert_eq!(shown(&["stars **"]), "[thinking] stars **\n");
     }
 }

@@ -90,9 +90,8 @@ pub fn target(target: Option<&str>, kind: ToolKind, cwd: Option<&str>) -> String
 /// else its start.
 pub fn shorten(kind: ToolKind, arg: &str, max: usize) -> Cow<'_, str> {
     match kind {
-        ToolKind::Read | ToolKind::Write | ToolKind::Edit | ToolKind::Delete | ToolKind::List
-            if !arg.contains(char::is_whitespace) =>
-        {
+        // A path keeps its file name, spaces in it or not (`C:\Users\Jane Doe\…`).
+        ToolKind::Read | ToolKind::Write | ToolKind::Edit | ToolKind::Delete | ToolKind::List => {
             fit::elide_path(arg, max)
         }
         ToolKind::Grep | ToolKind::Glob => fit::elide_middle(arg, max),
@@ -184,7 +183,13 @@ pub fn inner_command(cmd: &str) -> Cow<'_, str> {
     if rest.is_empty() {
         return Cow::Borrowed(cmd);
     }
-    unquote(rest, sh, ps).unwrap_or(Cow::Borrowed(rest))
+    match unquote(rest, sh, ps) {
+        Some(inner) => inner,
+        // Quoted words and more after them (`sh -c 'a' ; rm x`): the whole command says
+        // what runs; a part of it would not.
+        None if rest.starts_with(['\'', '"']) => Cow::Borrowed(cmd),
+        None => Cow::Borrowed(rest),
+    }
 }
 
 /// One quoted word making all of `s`, unquoted: `'…'` (a shell's `'\''`, PowerShell's
@@ -446,6 +451,12 @@ pub fn tool_and_target(tool: &str, target: &str) -> String {
     }
 }
 
+/// A session id as people are shown it: its first 8 characters, as short commit ids are
+/// (`--json` has the whole id), on one line.
+pub fn short_session(id: &str) -> String {
+    one_line(&id.chars().take(8).collect::<String>(), usize::MAX)
+}
+
 /// A run's tokens for people: `12,840 in, 356 out, 9,984 cache read`.
 pub fn tokens(usage: &Usage) -> String {
     let mut tokens = vec![
@@ -607,7 +618,8 @@ mod tests {
         assert_eq!(inner("cargo test -c"), "cargo test -c");
         assert_eq!(inner("bash script.sh"), "bash script.sh");
         assert_eq!(inner("bash -lc"), "bash -lc");
-        assert_eq!(inner("bash -lc 'a' 'b'"), "'a' 'b'");
+        assert_eq!(inner("bash -lc 'a' 'b'"), "bash -lc 'a' 'b'");
+        assert_eq!(inner("sh -c 'a' ; rm x"), "sh -c 'a' ; rm x");
         assert_eq!(inner(""), "");
         assert_eq!(
             target(

@@ -330,9 +330,10 @@ impl Row {
                 .usage
                 .and_then(|u| u.cost_usd)
                 .map_or_else(String::new, |c| format!("${c:.4}")),
-            session: self.session_id.as_deref().map_or_else(String::new, |id| {
-                escape::one_line(&id.chars().take(8).collect::<String>())
-            }),
+            session: self
+                .session_id
+                .as_deref()
+                .map_or_else(String::new, words::short_session),
         }
     }
 }
