@@ -170,7 +170,11 @@ pub fn elide_path(path: &str, max: usize) -> Cow<'_, str> {
             }
             start = i + 1;
         }
-        return Cow::Owned(format!("{prefix}{ELLIPSIS}{sep}{}", &rest[start..]));
+        let short = format!("{prefix}{ELLIPSIS}{sep}{}", &rest[start..]);
+        // The marks alone may be wider than a tiny room (`/…/` in 1 column).
+        if width(&short) <= max {
+            return Cow::Owned(short);
+        }
     }
     elide(&rest[name_at..], max, 0)
 }
@@ -285,6 +289,9 @@ mod tests {
         );
         assert_eq!(elide_path(r"D:/a\bbbbbbbb\c.txt", 12), r"D:/…\c.txt");
         // Whatever the width, never wider than asked.
+        for max in 0..4 {
+            assert!(width(&elide_path("/home/dev/shop/", max)) <= max, "{max}");
+        }
         for max in 0..p.len() {
             assert!(width(&elide_path(p, max)) <= max, "{max}");
         }
