@@ -774,3 +774,49 @@ fn a_live_stream_becomes_a_page_and_its_log() {
     assert!(page.contains("<b class=\"tool\">shell</b> <code>cargo test</code>"));
     assert_eq!(std::fs::read(&tee).unwrap(), input);
 }
+
+#[test]
+fn a_run_of_countless_small_events_keeps_memory_bounded() {
+    // 200,000 reasoning phases in one run: each would be an entry; past the budget they are
+    // counted, not kept (45 MiB before, whatever the budget).
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    let w = file.as_file_mut();
+    writeln!(
+        w,
+        r#"{{"type":"system","subtype":"init","session_id":"s","model":"m","cwd":"/w"}}"#
+    )
+    .unwrap();
+    for i in 0..200_000 {
+        writeln!(w, r#"{{"type":"thinking","subtype":"delta","text":"t{i}","session_id":"s","timestamp_ms":{i}}}"#).unwrap();
+        writeln!(
+            w,
+            r#"{{"type":"thinking","subtype":"completed","session_id":"s","timestamp_ms":{i}}}"#
+        )
+        .unwrap();
+    }
+    writeln!(
+        w,
+        r#"{{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"s"}}"#
+    )
+    .unwrap();
+    w.flush().unwrap();
+    let out = Command::new(BIN)
+        .args(["transcript"])
+        .arg(file.path())
+        .env("CURSOR_STREAM_PEAK_MEMORY", "1")
+        .output()
+        .unwrap();
+    let md = String::from_utf8(out.stdout).unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(md.len() < 1 << 20, "{} bytes", md.len());
+    assert!(
+        md.contains("more events (answer segments, reasoning, notices) left out"),
+        "{md}"
+    );
+    let peak: u64 = err
+        .lines()
+        .find_map(|l| l.strip_prefix("cursor-stream: peak memory: "))
+        .and_then(|kib| kib.trim_end_matches(" KiB").parse().ok())
+        .expect("no peak memory report");
+    assert!(peak < 24 * 1024, "{peak} KiB");
+}

@@ -366,6 +366,13 @@ impl Render for Html {
                 words::count(unlisted as u64, "tool call", "tool calls")
             );
         }
+        if run.items_dropped > 0 {
+            let _ = writeln!(
+                out,
+                "<p class=\"cut\">{} (answer segments, reasoning, notices) left out to keep the page light; <code>--full</code> keeps them.</p>",
+                words::count(run.items_dropped as u64, "more event", "more events")
+            );
+        }
         out.push_str("</section>\n");
         out
     }

@@ -311,6 +311,13 @@ impl Render for Markdown {
                 words::count(unlisted as u64, "tool call", "tool calls")
             );
         }
+        if run.items_dropped > 0 {
+            let _ = writeln!(
+                out,
+                "_{} (answer segments, reasoning, notices) left out to stay within the size limit; `--full` keeps them._\n",
+                words::count(run.items_dropped as u64, "more event", "more events")
+            );
+        }
         let dropped = if detail == Detail::Full {
             run.details_dropped
         } else {

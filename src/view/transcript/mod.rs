@@ -128,6 +128,8 @@ pub(crate) struct Run {
     pub details_dropped: usize,
     /// Calls not listed at all (a run of more calls than the budget has lines for).
     pub calls_unlisted: usize,
+    /// Answer segments, reasoning phases and notices left out for the same reason.
+    pub items_dropped: usize,
     /// Calls by status word (`ok`, `failed`, …).
     pub counts: BTreeMap<String, u64>,
     /// Index in `calls` of the calls started and not yet ended, by their place in start
@@ -158,6 +160,18 @@ pub(crate) struct Phase {
     pub cut: usize,
     pub start: u64,
     pub end: u64,
+}
+
+impl Phase {
+    /// An empty phase starting at moment `now`.
+    fn at(now: u64) -> Phase {
+        Phase {
+            text: String::new(),
+            cut: 0,
+            start: now,
+            end: now,
+        }
+    }
 }
 
 pub(crate) struct Call {
@@ -203,6 +217,7 @@ impl Run {
             clock: 0,
             details_dropped: 0,
             calls_unlisted: 0,
+            items_dropped: 0,
             counts: BTreeMap::new(),
             open_calls: HashMap::new(),
             open_answer: None,
@@ -479,14 +494,11 @@ impl TranscriptView {
                 let at = match run.open_answer {
                     Some(at) => at,
                     None => {
-                        run.items.push(Item::Answer(Phase {
-                            text: String::new(),
-                            cut: 0,
-                            start: now,
-                            end: now,
-                        }));
-                        run.open_answer = Some(run.items.len() - 1);
-                        run.items.len() - 1
+                        let Some(at) = self.push_item(run, Item::Answer(Phase::at(now))) else {
+                            return;
+                        };
+                        run.open_answer = Some(at);
+                        at
                     }
                 };
                 let room = self.limits.answer.saturating_sub(run.answer_kept);
@@ -498,18 +510,18 @@ impl TranscriptView {
                 }
             }
             Event::Segment => run.open_answer = None,
+            // The end of a phase that was never shown (or left out): nothing to show.
+            Event::Thinking {
+                text: [],
+                done: true,
+            } if run.open_thinking.is_none() => {}
             Event::Thinking { text, done } => {
                 let at = match run.open_thinking {
                     Some(at) => at,
-                    None => {
-                        run.items.push(Item::Thinking(Phase {
-                            text: String::new(),
-                            cut: 0,
-                            start: now,
-                            end: now,
-                        }));
-                        run.items.len() - 1
-                    }
+                    None => match self.push_item(run, Item::Thinking(Phase::at(now))) {
+                        Some(at) => at,
+                        None => return,
+                    },
                 };
                 run.open_thinking = (!done).then_some(at);
                 if let Item::Thinking(phase) = &mut run.items[at] {
@@ -561,14 +573,29 @@ impl TranscriptView {
                     && c.output.as_ref().is_none_or(Parts::is_empty)
                     && c.status.class != StatusClass::Ok
                 {
-                    c.output = Some(readable::text(error, self.limits.keep));
+                    let parts = readable::text(error, self.limits.keep);
+                    if self.may_keep(Share::Details, parts.kept()) {
+                        run.calls[i].output = Some(parts);
+                    }
                 }
             }
             Event::Notice(notice) => {
-                run.items
-                    .push(Item::Notice(notice.kind, escape::one_line(&notice.text)));
+                let notice = Item::Notice(notice.kind, escape::one_line(&notice.text));
+                self.push_item(run, notice);
             }
         }
+    }
+
+    /// Adds an answer segment, a reasoning phase or a notice to the run, as long as the
+    /// budget's lines allow (a run of millions of them must not grow memory); its index.
+    fn push_item(&mut self, run: &mut Run, item: Item) -> Option<usize> {
+        const ITEM: usize = 64;
+        if !self.may_keep(Share::Lines, ITEM) {
+            run.items_dropped += 1;
+            return None;
+        }
+        run.items.push(item);
+        Some(run.items.len() - 1)
     }
 
     /// Keeps a call (with its arguments when the budget allows); `None` when the run
@@ -634,7 +661,7 @@ impl TranscriptView {
             self.runs_unshown += 1;
             self.cut = true;
         }
-        self.cut |= run.details_dropped > 0 || run.calls_unlisted > 0;
+        self.cut |= run.details_dropped > 0 || run.calls_unlisted > 0 || run.items_dropped > 0;
         let row = Row::of(&run, shown);
         const ROW: usize = 300;
         if self.rows_bytes + ROW <= self.limits.table {
@@ -683,12 +710,7 @@ impl View for TranscriptView {
         // What a run start did not say, later events may have (a session id, a model).
         run.info = ctx.run.clone();
         if let Some(text) = settle_answer(end, ctx) {
-            let mut phase = Phase {
-                text: String::new(),
-                cut: 0,
-                start: run.clock,
-                end: run.clock,
-            };
+            let mut phase = Phase::at(run.clock);
             let room = self.limits.answer.saturating_sub(run.answer_kept);
             self.keep_text(Share::Answers, &mut phase, text, room);
             run.items.push(Item::Answer(phase));
