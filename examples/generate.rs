@@ -539,7 +539,9 @@ impl<W: Write> Gen<W> {
             self.rng.next() % 0x1000,
             self.rng.next() % 0x1_0000_0000_0000
         );
-        self.raw_line(format!(r#"{{"type":"thread.started","thread_id":"{tid}"}}"#))?;
+        self.raw_line(format!(
+            r#"{{"type":"thread.started","thread_id":"{tid}"}}"#
+        ))?;
         self.raw_line(r#"{"type":"turn.started"}"#.to_string())?;
         let mut item = 0;
         let rounds = self.rng.range(2, 6);
@@ -556,13 +558,20 @@ impl<W: Write> Gen<W> {
                 js(&say)
             ))?;
             item += 1;
-            let command = js(&format!("/bin/bash -lc 'cargo test -q {}'", self.rng.below(100)));
+            let command = js(&format!(
+                "/bin/bash -lc 'cargo test -q {}'",
+                self.rng.below(100)
+            ));
             self.raw_line(format!(
                 r#"{{"type":"item.started","item":{{"id":"item_{item}","type":"command_execution","command":{command},"aggregated_output":"","exit_code":null,"status":"in_progress"}}}}"#
             ))?;
             let lines = self.rng.range(20, 700);
             let output = self.code(lines);
-            let (code, status) = if self.rng.chance(20) { (101, "failed") } else { (0, "completed") };
+            let (code, status) = if self.rng.chance(20) {
+                (101, "failed")
+            } else {
+                (0, "completed")
+            };
             self.raw_line(format!(
                 r#"{{"type":"item.completed","item":{{"id":"item_{item}","type":"command_execution","command":{command},"aggregated_output":{},"exit_code":{code},"status":"{status}"}}}}"#,
                 js(&output)
@@ -570,7 +579,11 @@ impl<W: Write> Gen<W> {
             item += 1;
             if self.rng.chance(50) {
                 for phase in ["item.started", "item.completed"] {
-                    let status = if phase == "item.started" { "in_progress" } else { "completed" };
+                    let status = if phase == "item.started" {
+                        "in_progress"
+                    } else {
+                        "completed"
+                    };
                     self.raw_line(format!(
                         r#"{{"type":"{phase}","item":{{"id":"item_{item}","type":"file_change","changes":[{{"path":"/home/dev/shop/src/cart.rs","kind":"update"}}],"status":"{status}"}}}}"#
                     ))?;
