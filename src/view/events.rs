@@ -79,6 +79,17 @@ impl View for EventsView {
         }
     }
 
+    /// Lines pass or not by what their own run says; only the count (for `--count` and
+    /// the exit status) spans inputs. `--last-session` keeps the last run of all the
+    /// inputs: one view reads them in turn.
+    fn fork(&self) -> Option<Self> {
+        (!self.opts.last_session).then(|| EventsView::new(self.opts.clone()))
+    }
+
+    fn merge(&mut self, later: Self) {
+        self.matched += later.matched;
+    }
+
     fn run_start(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
         if self.opts.last_session {
             self.held.clear();

@@ -185,6 +185,12 @@ impl View for ToolsView {
         }
     }
 
+    /// Each input holds whole runs, and the lines wait for their calls within a run: an
+    /// input's lines owe nothing to the earlier inputs.
+    fn fork(&self) -> Option<Self> {
+        Some(ToolsView::new(self.opts.clone()))
+    }
+
     fn run_end(
         &mut self,
         _end: &crate::agent::event::RunEnd<'_>,
