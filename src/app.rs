@@ -170,11 +170,15 @@ impl<I: Iterator<Item = Inputs>> WithView for Drive<'_, I> {
 
     fn call<V: View>(self, view: V) -> Self::Out {
         // Several files and a view that can read them apart: one worker per core.
-        let view = match crate::parallel::workers(self.config).filter(|_| self.terminal_seen.is_none()) {
-            Some(jobs) => match crate::parallel::drive(view, self.config, output_mode(self.config), jobs) {
-                Ok(status) => return status,
-                Err(view) => view,
-            },
+        let view = match crate::parallel::workers(self.config)
+            .filter(|_| self.terminal_seen.is_none())
+        {
+            Some(jobs) => {
+                match crate::parallel::drive(view, self.config, output_mode(self.config), jobs) {
+                    Ok(status) => return status,
+                    Err(view) => view,
+                }
+            }
             None => view,
         };
         drive(view, self.config, self.inputs, self.terminal_seen)

@@ -163,7 +163,9 @@ fn gather<V: View>(
             match piece {
                 Piece::Out(bytes) => ctx.out.write_out(&bytes)?,
                 Piece::Err(bytes) => ctx.out.write_err(&bytes),
-                Piece::Diag { kind, label, msg } => ctx.diag.replay(&mut ctx.out, kind, &label, msg),
+                Piece::Diag { kind, label, msg } => {
+                    ctx.diag.replay(&mut ctx.out, kind, &label, msg)
+                }
             }
         }
         let done = done
@@ -216,10 +218,9 @@ fn read_one<V: View>(
         mode,
     );
     let ctx = Ctx::new(out, Diag::deferred(config.strict, config.quiet, to));
-    let mut dispatcher =
-        Dispatcher::new(ViewHandler::new(view, ctx), config.max_line)
-            .agent(config.agent)
-            .buffer_size(WORKER_BUFFER);
+    let mut dispatcher = Dispatcher::new(ViewHandler::new(view, ctx), config.max_line)
+        .agent(config.agent)
+        .buffer_size(WORKER_BUFFER);
     let result = dispatcher.feed(&name, rdr);
     let (handler, runs) = dispatcher.into_parts();
     let ViewHandler { view, ctx } = handler;

@@ -142,7 +142,10 @@ fn run_jobs(args: &[&str], files: &[std::path::PathBuf], jobs: &str) -> (Output,
 fn many_files_read_in_parallel_give_the_same_bytes_as_one_after_another() {
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
-    for (i, agent) in ["cursor", "claude", "codex", "gemini"].into_iter().enumerate() {
+    for (i, agent) in ["cursor", "claude", "codex", "gemini"]
+        .into_iter()
+        .enumerate()
+    {
         let path = dir.path().join(format!("{agent}.ndjson"));
         let mut out = BufWriter::new(File::create(&path).unwrap());
         match agent {

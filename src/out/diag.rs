@@ -96,7 +96,13 @@ impl Diag {
     }
 
     /// A message a worker's `Diag` deferred: counted and shown (or not) here.
-    pub(crate) fn replay(&mut self, out: &mut Output, kind: &'static str, label: &str, msg: String) {
+    pub(crate) fn replay(
+        &mut self,
+        out: &mut Output,
+        kind: &'static str,
+        label: &str,
+        msg: String,
+    ) {
         self.msg = msg;
         self.emit(out, kind, label);
     }
