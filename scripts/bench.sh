@@ -103,7 +103,7 @@ echo "== many files" >&2
 # The 8 parts named at once against one process per part, one after another: the same
 # bytes out (in argument order), the time is what parallel reading would buy.
 m=0
-for args in "stats" "tools --json" "check" "events --type tool_call"; do
+for args in "stats --json" "stats" "tools" "tools --json" "events --count --type tool_call" "events --type tool_call" "check"; do
   m=$((m + 1))
   hyperfine -i --warmup 1 --runs "$RUNS" --output=null \
     --export-json "$RESULTS/many-$m-all.json" "$BIN $args ${PARTS[*]}" >/dev/null
