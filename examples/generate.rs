@@ -4,11 +4,16 @@
 //! cargo run --release --example generate -- --size 1G > /tmp/big.ndjson
 //! cargo run --release --example generate -- --size 100M --deltas-only > /tmp/deltas.ndjson
 //! cargo run --release --example generate -- --size 1G --agent claude > /tmp/claude.ndjson
+//! cargo run --release --example generate -- --size 1G --agent codex > /tmp/codex.ndjson
+//! cargo run --release --example generate -- --size 1G --agent gemini > /tmp/gemini.ndjson
 //! ```
 //!
 //! `--agent claude` writes Claude Code streams with partial messages instead: every text
 //! block streamed as `text_delta`s and then repeated whole in an `assistant` event, tool
 //! calls with large `tool_result`s, a `result` whose text is the last message.
+//! `--agent codex` and `--agent gemini` write `codex exec --json` and Gemini CLI
+//! `stream-json` runs: the answer as messages (Gemini: deltas), commands and tool results
+//! with large outputs (most of the bytes), the usage at the end.
 //!
 //! The output imitates real logs appended run after run: each run has an `init`, the
 //! prompt, thinking phases, partial-mode deltas with their segment and final flushes (one
@@ -522,6 +527,159 @@ impl<W: Write> Gen<W> {
         ))
     }
 
+    /// One Codex (`codex exec --json`) run: a thread, one turn of reasoning, messages and
+    /// commands whose `aggregated_output` is large (most of the bytes), a file change,
+    /// and the turn's usage. The answer is the last `agent_message`.
+    fn codex_session(&mut self, n: u64) -> io::Result<()> {
+        let tid = format!(
+            "{:08x}-{:04x}-7{:03x}-a{:03x}-{:012x}",
+            self.rng.next() as u32,
+            self.rng.next() as u16,
+            n % 0x1000,
+            self.rng.next() % 0x1000,
+            self.rng.next() % 0x1_0000_0000_0000
+        );
+        self.raw_line(format!(
+            r#"{{"type":"thread.started","thread_id":"{tid}"}}"#
+        ))?;
+        self.raw_line(r#"{"type":"turn.started"}"#.to_string())?;
+        let mut item = 0;
+        let rounds = self.rng.range(2, 6);
+        for _ in 0..rounds {
+            let thought = format!("**{}**", self.words(3, 8).concat());
+            self.raw_line(format!(
+                r#"{{"type":"item.completed","item":{{"id":"item_{item}","type":"reasoning","text":{}}}}}"#,
+                js(&thought)
+            ))?;
+            item += 1;
+            let say = self.words(8, 60).concat();
+            self.raw_line(format!(
+                r#"{{"type":"item.completed","item":{{"id":"item_{item}","type":"agent_message","text":{}}}}}"#,
+                js(&say)
+            ))?;
+            item += 1;
+            let command = js(&format!(
+                "/bin/bash -lc 'cargo test -q {}'",
+                self.rng.below(100)
+            ));
+            self.raw_line(format!(
+                r#"{{"type":"item.started","item":{{"id":"item_{item}","type":"command_execution","command":{command},"aggregated_output":"","exit_code":null,"status":"in_progress"}}}}"#
+            ))?;
+            let lines = self.rng.range(20, 700);
+            let output = self.code(lines);
+            let (code, status) = if self.rng.chance(20) {
+                (101, "failed")
+            } else {
+                (0, "completed")
+            };
+            self.raw_line(format!(
+                r#"{{"type":"item.completed","item":{{"id":"item_{item}","type":"command_execution","command":{command},"aggregated_output":{},"exit_code":{code},"status":"{status}"}}}}"#,
+                js(&output)
+            ))?;
+            item += 1;
+            if self.rng.chance(50) {
+                for phase in ["item.started", "item.completed"] {
+                    let status = if phase == "item.started" {
+                        "in_progress"
+                    } else {
+                        "completed"
+                    };
+                    self.raw_line(format!(
+                        r#"{{"type":"{phase}","item":{{"id":"item_{item}","type":"file_change","changes":[{{"path":"/home/dev/shop/src/cart.rs","kind":"update"}}],"status":"{status}"}}}}"#
+                    ))?;
+                }
+                item += 1;
+            }
+        }
+        let answer = self.words(10, 120).concat();
+        self.raw_line(format!(
+            r#"{{"type":"item.completed","item":{{"id":"item_{item}","type":"agent_message","text":{}}}}}"#,
+            js(&answer)
+        ))?;
+        let input = self.rng.range(1000, 90000);
+        let output = self.rng.range(10, 4000);
+        self.raw_line(format!(
+            r#"{{"type":"turn.completed","usage":{{"input_tokens":{input},"cached_input_tokens":{},"cache_write_input_tokens":0,"output_tokens":{output},"reasoning_output_tokens":{}}}}}"#,
+            input / 2,
+            output / 3
+        ))
+    }
+
+    /// One Gemini CLI (`--output-format stream-json`) run: the answer streamed as
+    /// `message` deltas, tool calls whose `tool_result` output is large, a `result` with
+    /// its stats.
+    fn gemini_session(&mut self, n: u64) -> io::Result<()> {
+        let sid = format!(
+            "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+            self.rng.next() as u32,
+            self.rng.next() as u16,
+            n % 0x1000,
+            self.rng.next() % 0x1000,
+            self.rng.next() % 0x1_0000_0000_0000
+        );
+        let ts = |g: &mut Self| {
+            g.ts += g.rng.range(10, 900);
+            let t = g.ts % 86_400_000;
+            format!(
+                "2026-10-06T{:02}:{:02}:{:02}.{:03}Z",
+                t / 3_600_000,
+                t / 60_000 % 60,
+                t / 1000 % 60,
+                t % 1000
+            )
+        };
+        let t = ts(self);
+        self.raw_line(format!(
+            r#"{{"type":"init","timestamp":"{t}","session_id":"{sid}","model":"auto-gemini-3"}}"#
+        ))?;
+        let t = ts(self);
+        self.raw_line(format!(
+            r#"{{"type":"message","timestamp":"{t}","role":"user","content":"Fix the rounding bug in src/price.rs and run the tests."}}"#
+        ))?;
+        let rounds = self.rng.range(2, 6);
+        for r in 0..rounds {
+            for p in self.words(4, 40) {
+                let t = ts(self);
+                self.raw_line(format!(
+                    r#"{{"type":"message","timestamp":"{t}","role":"assistant","content":{},"delta":true}}"#,
+                    js(&p)
+                ))?;
+            }
+            if r + 1 == rounds {
+                break;
+            }
+            let t = ts(self);
+            let tool_id = format!("run_shell_command__run_shell_command_{}_{r}", self.ts);
+            self.raw_line(format!(
+                r#"{{"type":"tool_use","timestamp":"{t}","tool_name":"run_shell_command","tool_id":"{tool_id}","parameters":{{"command":"cargo test -q","description":"Run the test suite"}}}}"#
+            ))?;
+            let lines = self.rng.range(20, 700);
+            let output = self.code(lines);
+            let t = ts(self);
+            if self.rng.chance(20) {
+                self.raw_line(format!(
+                    r#"{{"type":"tool_result","timestamp":"{t}","tool_id":"{tool_id}","status":"error","output":{},"error":{{"type":"shell_failed","message":"exit code 101"}}}}"#,
+                    js(&output)
+                ))?;
+            } else {
+                self.raw_line(format!(
+                    r#"{{"type":"tool_result","timestamp":"{t}","tool_id":"{tool_id}","status":"success","output":{}}}"#,
+                    js(&output)
+                ))?;
+            }
+        }
+        let t = ts(self);
+        let input = self.rng.range(1000, 90000);
+        let output = self.rng.range(10, 4000);
+        let ms = self.rng.range(1000, 90000);
+        self.raw_line(format!(
+            r#"{{"type":"result","timestamp":"{t}","status":"success","stats":{{"total_tokens":{},"input_tokens":{input},"output_tokens":{output},"cached":0,"input":{input},"duration_ms":{},"tool_calls":{}}}}}"#,
+            input + output,
+            ms,
+            rounds - 1
+        ))
+    }
+
     /// A line as given (the Claude streams keep their own key orders).
     fn raw_line(&mut self, line: String) -> io::Result<()> {
         self.written += line.len() as u64 + 1;
@@ -573,10 +731,10 @@ fn main() -> io::Result<()> {
             "--size" => size = parse_size(&args.next().expect("--size SIZE")),
             "--seed" => seed = args.next().expect("--seed N").parse().expect("--seed N"),
             "--deltas-only" => deltas_only = true,
-            "--agent" => agent = args.next().expect("--agent cursor|claude"),
+            "--agent" => agent = args.next().expect("--agent cursor|claude|codex|gemini"),
             _ => {
                 eprintln!(
-                    "usage: generate [--size SIZE] [--seed N] [--deltas-only] [--agent cursor|claude] > out.ndjson"
+                    "usage: generate [--size SIZE] [--seed N] [--deltas-only] [--agent cursor|claude|codex|gemini] > out.ndjson"
                 );
                 std::process::exit(2);
             }
@@ -585,6 +743,8 @@ fn main() -> io::Result<()> {
     let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
     match agent.as_str() {
         "claude" => generate_claude(&mut out, size, seed)?,
+        "codex" => generate_agent(&mut out, size, seed, "codex")?,
+        "gemini" => generate_agent(&mut out, size, seed, "gemini")?,
         _ => generate(&mut out, size, seed, deltas_only)?,
     }
     out.flush()
@@ -624,6 +784,27 @@ pub fn generate_claude<W: Write>(out: W, size: u64, seed: u64) -> io::Result<()>
     let mut n = 0;
     while g.written < size {
         g.claude_session(n)?;
+        n += 1;
+    }
+    Ok(())
+}
+
+/// Writes about `size` bytes of Codex (`agent` = `codex`) or Gemini CLI (`gemini`) runs
+/// to `out`.
+pub fn generate_agent<W: Write>(out: W, size: u64, seed: u64, agent: &str) -> io::Result<()> {
+    let mut g = Gen {
+        rng: Rng(seed),
+        out,
+        written: 0,
+        ts: 1_790_000_000_000,
+        session: String::new(),
+    };
+    let mut n = 0;
+    while g.written < size {
+        match agent {
+            "codex" => g.codex_session(n)?,
+            _ => g.gemini_session(n)?,
+        }
         n += 1;
     }
     Ok(())

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks cursor-stream against jq (and jaq when installed) on generated logs — Cursor
-# runs, and Claude Code runs with partial messages — with `wc -l` as the floor, and prints
-# a table of MB/s and ratios; then peak memory and the latency of a delta through `text`.
+# runs, a stream of deltas (with results, and never flushed), Claude Code runs with partial
+# messages, Codex and Gemini CLI runs — with `wc -l` as the floor, and prints a table of
+# MB/s and ratios; then a file against a pipe, many files at once against one after
+# another, peak memory per view and agent, and the latency of a delta through `text`.
 #
 #   scripts/bench.sh                 # 1 GiB logs, in /tmp/cursor-stream-bench
 #   SIZE=100M RUNS=3 scripts/bench.sh
@@ -30,10 +32,24 @@ BASELINE=${BASELINE:-}
 LOG=$DIR/log-$SIZE.ndjson
 DELTAS=$DIR/deltas-$SIZE.ndjson
 CLAUDE=$DIR/claude-$SIZE.ndjson
+CODEX=$DIR/codex-$SIZE.ndjson
+GEMINI=$DIR/gemini-$SIZE.ndjson
+NOFLUSH=$DIR/deltas-noflush-$SIZE.ndjson
 [ -s "$LOG" ] || target/release/examples/generate --size "$SIZE" >"$LOG"
 [ -s "$DELTAS" ] || target/release/examples/generate --size "$SIZE" --deltas-only >"$DELTAS"
 [ -s "$CLAUDE" ] || target/release/examples/generate --size "$SIZE" --agent claude >"$CLAUDE"
-cat "$LOG" "$DELTAS" "$CLAUDE" >/dev/null # into the page cache
+[ -s "$CODEX" ] || target/release/examples/generate --size "$SIZE" --agent codex >"$CODEX"
+[ -s "$GEMINI" ] || target/release/examples/generate --size "$SIZE" --agent gemini >"$GEMINI"
+# One run of deltas that never gets a flush or a result: what `text` remembers of the
+# segment must not grow with it.
+[ -s "$NOFLUSH" ] || grep -v '"type":"result"' "$DELTAS" >"$NOFLUSH"
+# The log in 8 parts, at line boundaries, for the many-files rows.
+PARTS=("$DIR"/part-"$SIZE"-*)
+if [ ! -s "${PARTS[0]}" ]; then
+  split -n l/8 -d "$LOG" "$DIR/part-$SIZE-"
+  PARTS=("$DIR"/part-"$SIZE"-*)
+fi
+cat "$LOG" "$DELTAS" "$CLAUDE" "$CODEX" "$GEMINI" "$NOFLUSH" >/dev/null # into the page cache
 
 JAQ=$(command -v jaq || true)
 RESULTS=$DIR/results
@@ -45,10 +61,16 @@ JOBS=(
   "result|$LOG|result|-r 'select(.type==\"result\") | .result'"
   "events --type tool_call|$LOG|events --type tool_call|-c 'select(.type==\"tool_call\")'"
   "tools --json|$LOG|tools --json|-c 'select(.type==\"tool_call\" and .subtype==\"completed\") | .call_id as \$id | .tool_call | to_entries[] | select(.key | endswith(\"ToolCall\")) | {call_id: \$id, tool: .key, status: (.value.result | keys_unsorted[0]), args: .value.args, result: (.value.result | to_entries[0].value)}'"
-  "stats|$LOG|stats|-n 'reduce inputs as \$e ({}; .[\$e.type + \"/\" + (\$e.subtype // \"\")] += 1)'"
+  "stats --json|$LOG|stats --json|-n 'reduce inputs as \$e ({}; .[\$e.type + \"/\" + (\$e.subtype // \"\")] += 1)'"
   "text, deltas only|$DELTAS|text|-rj 'select(.type==\"assistant\") | .message.content[]?.text // empty'"
+  "text, deltas never flushed|$NOFLUSH|text|-rj 'select(.type==\"assistant\") | .message.content[]?.text // empty'"
   "text, Claude partial messages|$CLAUDE|text|-rj 'select(.type==\"stream_event\" and .parent_tool_use_id==null and .event.type==\"content_block_delta\" and .event.delta.type==\"text_delta\") | .event.delta.text'"
+  "tools --json, Claude|$CLAUDE|tools --json|-c 'select(.type==\"user\") | .message.content[]? | select(.type==\"tool_result\") | {call_id: .tool_use_id, result: .content}'"
   "result, Claude|$CLAUDE|result|-r 'select(.type==\"result\") | .result'"
+  "text, Codex|$CODEX|text|-r 'select(.type==\"item.completed\" and .item.type==\"agent_message\") | .item.text'"
+  "tools --json, Codex|$CODEX|tools --json|-c 'select(.type==\"item.completed\" and (.item.type==\"command_execution\" or .item.type==\"file_change\")) | {call_id: .item.id, tool: .item.type, status: .item.status, result: .item}'"
+  "text, Gemini|$GEMINI|text|-rj 'select(.type==\"message\" and .role==\"assistant\") | .content'"
+  "tools --json, Gemini|$GEMINI|tools --json|-c 'select(.type==\"tool_result\") | {call_id: .tool_id, status: .status, result: .output}'"
 )
 
 i=0
@@ -58,7 +80,7 @@ for job in "${JOBS[@]}"; do
   echo "== $name" >&2
   hyperfine -N -i --warmup 1 --runs "$RUNS" --output=null \
     --export-json "$RESULTS/$i-ours.json" "$BIN $args $file" >/dev/null
-  if [ -n "$BASELINE" ] && [ "$file" != "$CLAUDE" ]; then
+  if [ -n "$BASELINE" ]; then
     hyperfine -N -i --warmup 1 --runs "$RUNS" --output=null \
       --export-json "$RESULTS/$i-base.json" "$BASELINE $args $file" >/dev/null
   fi
@@ -74,6 +96,21 @@ done
 echo "== text, through a pipe" >&2
 hyperfine -i --warmup 1 --runs "$RUNS" --output=null \
   --export-json "$RESULTS/pipe.json" "cat $LOG | $BIN text" >/dev/null
+hyperfine -i --warmup 1 --runs "$RUNS" --output=null \
+  --export-json "$RESULTS/pipe-wc.json" "cat $LOG | wc -l" >/dev/null
+
+echo "== many files" >&2
+# The 8 parts named at once against one process per part, one after another: the same
+# bytes out (in argument order), the time is what parallel reading would buy.
+m=0
+for args in "stats --json" "stats" "tools" "tools --json" "events --count --type tool_call" "events --type tool_call" "check"; do
+  m=$((m + 1))
+  hyperfine -i --warmup 1 --runs "$RUNS" --output=null \
+    --export-json "$RESULTS/many-$m-all.json" "$BIN $args ${PARTS[*]}" >/dev/null
+  hyperfine -i --warmup 1 --runs "$RUNS" --output=null \
+    --export-json "$RESULTS/many-$m-seq.json" "for f in ${PARTS[*]}; do $BIN $args \$f; done" >/dev/null
+  echo "$args" >"$RESULTS/many-$m-job"
+done
 echo "== wc -l" >&2
 hyperfine -N --warmup 1 --runs "$RUNS" --output=null \
   --export-json "$RESULTS/wc.json" "wc -l $LOG" >/dev/null
@@ -91,8 +128,14 @@ for args in "text" "result" "events --type tool_call" "tools --json" "stats" "ch
   /usr/bin/time -f "%M" -o "$RESULTS/mem.tmp" "$BIN" $args "$LOG" >/dev/null 2>&1 || true
   printf '%s|%s\n' "$args" "$(tail -n 1 "$RESULTS/mem.tmp")" >>"$RESULTS/memory"
 done
-/usr/bin/time -f "%M" -o "$RESULTS/mem.tmp" "$BIN" text "$CLAUDE" >/dev/null 2>&1 || true
-printf '%s|%s\n' "text (Claude)" "$(tail -n 1 "$RESULTS/mem.tmp")" >>"$RESULTS/memory"
+for what in "text|$DELTAS|deltas" "text|$NOFLUSH|deltas never flushed" "text|$CLAUDE|Claude" \
+  "tools --json|$CLAUDE|Claude" "text|$CODEX|Codex" "tools --json|$CODEX|Codex" \
+  "text|$GEMINI|Gemini" "tools --json|$GEMINI|Gemini" "stats|${PARTS[*]}|8 files"; do
+  IFS='|' read -r args file label <<<"$what"
+  # shellcheck disable=SC2086 # the arguments, and the 8 files, are words
+  /usr/bin/time -f "%M" -o "$RESULTS/mem.tmp" "$BIN" $args $file >/dev/null 2>&1 || true
+  printf '%s|%s\n' "$args ($label)" "$(tail -n 1 "$RESULTS/mem.tmp")" >>"$RESULTS/memory"
+done
 
 echo "== live latency" >&2
 python3 - "$BIN" >"$RESULTS/latency" <<'PY'
@@ -147,9 +190,20 @@ while os.path.exists(os.path.join(results, f"{i}-job")):
 log = glob.glob(os.path.join(results, "..", f"log-{size}.ndjson"))[0]
 n = os.path.getsize(log)
 pipe = mean(os.path.join(results, "pipe.json"))
+pipe_wc = mean(os.path.join(results, "pipe-wc.json"))
 tail = " |" if have_base else ""
-print(f"| `cat log \\| text` (pipe) | {pipe:.2f} s, {mbs(n, pipe):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + f"{wc / pipe:.2f} |" + tail)
+print(f"| `cat log \\| text` (pipe) | {pipe:.2f} s, {mbs(n, pipe):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + f"{wc / pipe:.2f}; {pipe_wc / pipe:.2f} of `cat log \\| wc -l` |" + tail)
 print(f"| `wc -l` (floor) | {wc:.2f} s, {mbs(n, wc):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + "1.00 |" + tail)
+print()
+print("| many files (the log in 8 parts) | all 8 named at once | one process per part, one after another | speed-up |")
+print("|---|---|---|---|")
+m = 1
+while os.path.exists(os.path.join(results, f"many-{m}-job")):
+    args = open(os.path.join(results, f"many-{m}-job")).read().strip()
+    together = mean(os.path.join(results, f"many-{m}-all.json"))
+    apart = mean(os.path.join(results, f"many-{m}-seq.json"))
+    print(f"| `{args}` | {together:.2f} s | {apart:.2f} s | {apart / together:.2f}× |")
+    m += 1
 print()
 for key, what in (("transcript", "Markdown"), ("transcript_--html", "HTML")):
     secs = mean(os.path.join(results, f"{key}.json"))

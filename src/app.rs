@@ -169,7 +169,32 @@ impl<I: Iterator<Item = Inputs>> WithView for Drive<'_, I> {
     type Out = anyhow::Result<ExitStatus>;
 
     fn call<V: View>(self, view: V) -> Self::Out {
+        // Several files and a view that can read them apart: one worker per core.
+        let view = match crate::parallel::workers(self.config)
+            .filter(|_| self.terminal_seen.is_none())
+        {
+            Some(jobs) => {
+                match crate::parallel::drive(view, self.config, output_mode(self.config), jobs) {
+                    Ok(status) => return status,
+                    Err(view) => view,
+                }
+            }
+            None => view,
+        };
         drive(view, self.config, self.inputs, self.terminal_seen)
+    }
+}
+
+/// How the output streams behave, from the configuration.
+fn output_mode(config: &Config) -> OutputMode {
+    OutputMode {
+        out_is_terminal: config.out_is_terminal,
+        err_is_terminal: config.err_is_terminal,
+        color_out: config.color_out,
+        color_err: config.color_err,
+        line_buffered: config.line_buffered,
+        out_width: config.columns.filter(|_| config.out_is_terminal),
+        err_width: config.columns.filter(|_| config.err_is_terminal),
     }
 }
 
@@ -182,15 +207,7 @@ fn drive<V: View>(
     let out = Output::new(
         Box::new(io::stdout().lock()),
         Box::new(io::stderr()),
-        OutputMode {
-            out_is_terminal: config.out_is_terminal,
-            err_is_terminal: config.err_is_terminal,
-            color_out: config.color_out,
-            color_err: config.color_err,
-            line_buffered: config.line_buffered,
-            out_width: config.columns.filter(|_| config.out_is_terminal),
-            err_width: config.columns.filter(|_| config.err_is_terminal),
-        },
+        output_mode(config),
     );
     let ctx = Ctx::new(out, Diag::new(config.strict, config.quiet));
     let tee = match &config.tee {

@@ -274,6 +274,12 @@ impl<D: Driven> Dispatcher<D> {
         self.engine.handler.idle()
     }
 
+    /// The handler and the runs it saw, without finishing (a worker's input, merged by
+    /// `crate::parallel`).
+    pub fn into_parts(self) -> (D, Runs) {
+        (self.engine.handler, self.engine.runs)
+    }
+
     /// All inputs are read: gives the exit status.
     pub fn finish(mut self) -> anyhow::Result<ExitStatus> {
         self.engine.handler.finish(&self.engine.runs)

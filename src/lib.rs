@@ -96,6 +96,7 @@ mod exit;
 #[allow(missing_docs)]
 mod input;
 mod out;
+mod parallel;
 mod read;
 mod runs;
 mod supervise;

@@ -39,6 +39,13 @@ impl Runs {
         }
     }
 
+    /// Adds the runs of an input read apart (by a worker; see `crate::parallel`).
+    pub fn merge(&mut self, other: &Runs) {
+        self.succeeded += other.succeeded;
+        self.failed += other.failed;
+        self.unfinished += other.unfinished;
+    }
+
     pub fn count(&self) -> u64 {
         self.succeeded + self.failed + self.unfinished
     }

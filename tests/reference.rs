@@ -49,6 +49,8 @@ fn corpus(dir: &Path) -> std::path::PathBuf {
     generate::generate(&mut out, 3 << 20, 7, false).unwrap();
     generate::generate(&mut out, 256 << 10, 8, true).unwrap();
     generate::generate_claude(&mut out, 2 << 20, 9).unwrap();
+    generate::generate_agent(&mut out, 512 << 10, 12, "codex").unwrap();
+    generate::generate_agent(&mut out, 512 << 10, 13, "gemini").unwrap();
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut names = Vec::new();
     ndjson_files(&fixtures, &mut names);
@@ -107,6 +109,90 @@ fn every_view_gives_the_same_output_with_and_without_the_shortcuts() {
             "{args:?}"
         );
         assert_eq!(fast.status.code(), reference.status.code(), "{args:?}");
+    }
+}
+
+/// `args` over `files` with `jobs` workers (`CURSOR_STREAM_JOBS`): stdout, stderr, the
+/// two on one pipe (their interleaving), and the exit status.
+fn run_jobs(args: &[&str], files: &[std::path::PathBuf], jobs: &str) -> (Output, Vec<u8>) {
+    let apart = Command::new(BIN)
+        .args(args)
+        .args(files)
+        .env("CURSOR_STREAM_JOBS", jobs)
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    let together = Command::new("sh")
+        .arg("-c")
+        .arg(r#""$0" "$@" 2>&1"#)
+        .arg(BIN)
+        .args(args)
+        .args(files)
+        .env("CURSOR_STREAM_JOBS", jobs)
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    (apart, together.stdout)
+}
+
+/// Many files read by one worker per core give the bytes of one file after another: each
+/// generated agent's log and every fixture as an input of its own, a missing file among
+/// them, bad lines enough that some warnings are only counted.
+#[test]
+fn many_files_read_in_parallel_give_the_same_bytes_as_one_after_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (i, agent) in ["cursor", "claude", "codex", "gemini"]
+        .into_iter()
+        .enumerate()
+    {
+        let path = dir.path().join(format!("{agent}.ndjson"));
+        let mut out = BufWriter::new(File::create(&path).unwrap());
+        match agent {
+            "cursor" => generate::generate(&mut out, 1 << 20, 21, false).unwrap(),
+            "claude" => generate::generate_claude(&mut out, 512 << 10, 22).unwrap(),
+            _ => generate::generate_agent(&mut out, 256 << 10, 23 + i as u64, agent).unwrap(),
+        }
+        out.flush().unwrap();
+        files.push(path);
+    }
+    files.push(dir.path().join("missing.ndjson"));
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut names = Vec::new();
+    ndjson_files(&fixtures, &mut names);
+    names.sort();
+    files.extend(names);
+    let views: &[&[&str]] = &[
+        &["tools"],
+        &["tools", "--json", "--starts"],
+        &["tools", "--failed"],
+        &["events", "--type", "tool_call,item.completed,tool_result"],
+        &["events"],
+        &["events", "--count", "--type", "result"],
+        &["stats", "--json"],
+        &["stats"],
+        &["check", "--json"],
+    ];
+    for args in views {
+        let (one, one_together) = run_jobs(args, &files, "1");
+        assert!(!one.stdout.is_empty(), "{args:?} wrote nothing");
+        for jobs in ["2", "3"] {
+            let (many, many_together) = run_jobs(args, &files, jobs);
+            assert!(
+                many.stdout == one.stdout,
+                "{args:?}, {jobs} workers: stdout differs"
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&many.stderr),
+                String::from_utf8_lossy(&one.stderr),
+                "{args:?}, {jobs} workers"
+            );
+            assert!(
+                many_together == one_together,
+                "{args:?}, {jobs} workers: stdout and stderr interleave differently"
+            );
+            assert_eq!(many.status.code(), one.status.code(), "{args:?}");
+        }
     }
 }
 

@@ -508,6 +508,48 @@ pub(crate) fn rfc3339_ms(s: &str) -> Option<u64> {
     u64::try_from(ms).ok()
 }
 
+/// Runs `$body` with `$de` a `serde_json::Deserializer` over `$line`: over the line as a
+/// `&str` when it is valid UTF-8, else over its bytes.
+///
+/// Why: over bytes, serde_json validates the UTF-8 of every string it decodes and of every
+/// `&RawValue` it keeps, one `from_utf8` each (13% of `tools --json`, whose raw arguments
+/// and results are most of each line). One SIMD pass over the whole line (`simdutf8`, tens
+/// of GB/s on the ASCII these logs are) proves it all at once, and serde's `&str` reader
+/// then validates nothing again. A line that is not valid UTF-8 takes the byte reader, as
+/// every line did before: serde reports a bad string where it decodes it and skips the
+/// bytes of strings it ignores, exactly as before — both readers parse valid UTF-8 alike,
+/// so the output is the same either way (`tests/reference.rs`).
+macro_rules! with_de {
+    ($line:expr, |$de:ident| $body:expr) => {{
+        let line: &[u8] = $line;
+        // `CURSOR_STREAM_REFERENCE=1` reads every line as bytes, as before: the reference
+        // test compares both readers' outputs.
+        match simdutf8::basic::from_utf8(line)
+            .ok()
+            .filter(|_| $crate::input::peek::fast_paths())
+        {
+            Some(s) => {
+                let mut $de = serde_json::Deserializer::from_str(s);
+                $body
+            }
+            None => {
+                let mut $de = serde_json::Deserializer::from_slice(line);
+                $body
+            }
+        }
+    }};
+}
+pub(crate) use with_de;
+
+/// `crate::input::json::from_line`, through [`with_de`]: a valid UTF-8 line is read as a `&str`.
+pub(crate) fn from_line<'a, T: Deserialize<'a>>(line: &'a [u8]) -> serde_json::Result<T> {
+    with_de!(line, |de| {
+        let value = T::deserialize(&mut de)?;
+        de.end()?;
+        Ok(value)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -441,12 +441,12 @@ struct HeadFields<'a> {
 pub(crate) fn parse_head(line: &[u8]) -> Result<Head, BadLine> {
     if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         // serde's derived structs also accept arrays, so tell non-objects apart first.
-        return Err(match serde_json::from_slice::<IgnoredAny>(line) {
+        return Err(match crate::input::json::from_line::<IgnoredAny>(line) {
             Ok(_) => BadLine::NotObject,
             Err(e) => BadLine::NotJson(e.to_string()),
         });
     }
-    let fields: HeadFields = match serde_json::from_slice(line) {
+    let fields: HeadFields = match crate::input::json::from_line(line) {
         Ok(fields) => fields,
         Err(e) if e.classify() == serde_json::error::Category::Data => {
             return Err(BadLine::BadType(e.to_string()));

@@ -64,6 +64,10 @@ pub struct Diag {
     /// Messages seen so far per kind (shown or not), in the order kinds first appeared.
     seen: Vec<(&'static str, u64)>,
     msg: String,
+    /// On a worker reading one of several inputs (`crate::parallel`): every summarised
+    /// message goes to the main thread, which counts it with those of the earlier inputs
+    /// (the first few of a kind shown, the rest summed up), as one `Diag` would have.
+    defer: Option<std::sync::mpsc::SyncSender<crate::parallel::Piece>>,
 }
 
 impl Diag {
@@ -75,7 +79,32 @@ impl Diag {
             quiet,
             seen: Vec::new(),
             msg: String::new(),
+            defer: None,
         }
+    }
+
+    /// A worker's `Diag`: summarised messages are sent on `to`, in order with the output.
+    pub(crate) fn deferred(
+        strict: bool,
+        quiet: bool,
+        to: std::sync::mpsc::SyncSender<crate::parallel::Piece>,
+    ) -> Diag {
+        Diag {
+            defer: Some(to),
+            ..Diag::new(strict, quiet)
+        }
+    }
+
+    /// A message a worker's `Diag` deferred: counted and shown (or not) here.
+    pub(crate) fn replay(
+        &mut self,
+        out: &mut Output,
+        kind: &'static str,
+        label: &str,
+        msg: String,
+    ) {
+        self.msg = msg;
+        self.emit(out, kind, label);
     }
 
     pub fn set_source(&mut self, name: &str) {
@@ -179,6 +208,17 @@ impl Diag {
     }
 
     fn emit(&mut self, out: &mut Output, kind: &'static str, label: &str) {
+        if let Some(to) = &self.defer {
+            // What the output holds so far goes first, so that the message keeps its
+            // place between the two streams.
+            let _ = out.flush();
+            let _ = to.send(crate::parallel::Piece::Diag {
+                kind,
+                label: label.to_string(),
+                msg: std::mem::take(&mut self.msg),
+            });
+            return;
+        }
         let n = match self.seen.iter_mut().find(|(k, _)| *k == kind) {
             Some((_, n)) => {
                 *n += 1;

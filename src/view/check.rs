@@ -194,7 +194,7 @@ impl View for CheckView {
         ctx: &mut Ctx,
     ) -> anyhow::Result<bool> {
         self.events += 1;
-        if let Err(e) = serde_json::from_slice::<IgnoredAny>(line.bytes) {
+        if let Err(e) = crate::input::json::from_line::<IgnoredAny>(line.bytes) {
             let message = format!("not JSON ({e}): {}", Excerpt(line.bytes));
             self.problem_here("malformed_line", &message, ctx)?;
             return Ok(false);

@@ -79,6 +79,20 @@ impl View for EventsView {
         }
     }
 
+    /// Lines pass or not by what their own run says; only the count (for `--count` and
+    /// the exit status) spans inputs. Only with `--count`: the lines themselves are most
+    /// of the input, and a later input's worker may only run a bounded buffer ahead of the
+    /// output, so it mostly waits (8 files: 0.55 s in parallel against 0.43 s one after
+    /// another; counted, 0.31 s against 0.54 s). `--last-session` keeps the last run of
+    /// all the inputs: one view reads them in turn.
+    fn fork(&self) -> Option<Self> {
+        (self.opts.count && !self.opts.last_session).then(|| EventsView::new(self.opts.clone()))
+    }
+
+    fn merge(&mut self, later: Self) {
+        self.matched += later.matched;
+    }
+
     fn run_start(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
         if self.opts.last_session {
             self.held.clear();

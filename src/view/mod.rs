@@ -83,7 +83,7 @@ pub(crate) fn settle_answer<'e>(end: &RunEnd<'e>, ctx: &mut Ctx) -> Option<&'e [
 
 /// A consumer of events, in the manner of ripgrep's `Sink`: every method has a default
 /// that does nothing, and an error ends the run (a closed stdout, or `--strict`).
-pub(crate) trait View {
+pub(crate) trait View: Send {
     /// What the run's dialect should decode for [`View::event`].
     fn wants(&self) -> Wants {
         Wants::NONE
@@ -167,6 +167,27 @@ pub(crate) trait View {
     /// The input is exhausted.
     fn finish(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
         Ok(())
+    }
+
+    /// A fresh view with the same options, to read one of several inputs on a worker
+    /// thread (`crate::parallel`); `None` (the default) reads them one after another.
+    ///
+    /// Only for a view whose output for an input does not depend on what earlier inputs
+    /// held (each input holds whole runs), and whose state at the end is summed up by
+    /// [`View::merge`]: the copies' outputs, written in argument order, then the merged
+    /// view's [`View::finish`], are then the same bytes as one view reading every input.
+    fn fork(&self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
+
+    /// Adds what a [`View::fork`] copy gathered, over an input after those `self` has seen.
+    fn merge(&mut self, _later: Self)
+    where
+        Self: Sized,
+    {
     }
 }
 

@@ -193,6 +193,12 @@ impl View for StatsView {
         ExitStatus::SUCCESS
     }
 
+    /// With `--json`, one object per run and nothing at the end: inputs can be read apart.
+    /// (The table's header and totals span inputs: one view reads them in turn.)
+    fn fork(&self) -> Option<Self> {
+        self.opts.json.then(|| StatsView::new(self.opts.clone()))
+    }
+
     fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.run = RunStats {
             agent: ctx.run.agent.name(),

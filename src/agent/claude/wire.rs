@@ -40,7 +40,7 @@ pub(super) struct Init<'a> {
 }
 
 pub(super) fn read_init(line: &[u8]) -> Result<Init<'_>, serde_json::Error> {
-    serde_json::from_slice(line)
+    crate::input::json::from_line(line)
 }
 
 /// The fields of the other `system` events this dialect reads.
@@ -75,7 +75,7 @@ impl System<'_> {
 
 /// A `system` line that cannot be read is no worse than one that says nothing.
 pub(super) fn read_system(line: &[u8]) -> System<'_> {
-    serde_json::from_slice(line).unwrap_or_default()
+    crate::input::json::from_line(line).unwrap_or_default()
 }
 
 /// `rate_limit_info.status` of a `rate_limit_event`.
@@ -90,7 +90,7 @@ pub(super) fn rate_limit(line: &[u8]) -> Option<Cow<'_, str>> {
         #[serde(borrow, default)]
         status: MaybeStr<'a>,
     }
-    serde_json::from_slice::<Event>(line)
+    crate::input::json::from_line::<Event>(line)
         .ok()?
         .rate_limit_info
         .status
@@ -164,10 +164,11 @@ pub(super) fn read_stream_event<'a>(
         return Ok(ev);
     }
     text.truncate(start);
-    let mut de = serde_json::Deserializer::from_slice(line);
-    let ev = de.deserialize_map(StreamSeed { text })?;
-    de.end()?;
-    Ok(ev)
+    crate::input::json::with_de!(line, |de| {
+        let ev = de.deserialize_map(StreamSeed { text })?;
+        de.end()?;
+        Ok(ev)
+    })
 }
 
 /// The layout of every text and thinking delta Claude Code writes, up to the text:
@@ -434,7 +435,7 @@ struct MessageBody<'a> {
 }
 
 pub(super) fn read_message(line: &[u8]) -> Result<Message<'_>, serde_json::Error> {
-    let mut msg: Message = serde_json::from_slice(line)?;
+    let mut msg: Message = crate::input::json::from_line(line)?;
     if let Some(body) = msg.message.take() {
         msg.message_id = body.id.0;
         msg.content = body.content;
@@ -631,7 +632,7 @@ impl ResultLine<'_> {
 }
 
 pub(super) fn read_result(line: &[u8]) -> Result<ResultLine<'_>, serde_json::Error> {
-    serde_json::from_slice(line)
+    crate::input::json::from_line(line)
 }
 
 #[cfg(test)]

@@ -97,7 +97,7 @@ pub(super) fn read<S: Sink>(
     line: &RawLine<'_>,
     sink: &mut S,
 ) -> anyhow::Result<bool> {
-    let Ok(ev) = serde_json::from_slice::<Line>(line.bytes) else {
+    let Ok(ev) = crate::input::json::from_line::<Line>(line.bytes) else {
         return Ok(false);
     };
     if let Some(msg) = ev.msg {
@@ -129,7 +129,7 @@ fn event<S: Sink>(
 ) -> anyhow::Result<()> {
     let wants = sink.wants();
     let raw = || -> Option<Cow<'_, RawValue>> {
-        let raw: &RawValue = serde_json::from_slice::<Raw>(line.bytes).ok()?.msg;
+        let raw: &RawValue = crate::input::json::from_line::<Raw>(line.bytes).ok()?.msg;
         Some(Cow::Borrowed(raw)).filter(|_| wants.has(Wants::TOOL_RAW))
     };
     match msg.kind.as_deref().unwrap_or("") {
@@ -232,7 +232,7 @@ fn event<S: Sink>(
             }
             let usage = match msg.info.0.and_then(|i| i.total_token_usage.0) {
                 Some(total) => Some(total),
-                None => serde_json::from_slice::<Flat>(line.bytes)
+                None => crate::input::json::from_line::<Flat>(line.bytes)
                     .ok()
                     .map(|f| f.msg),
             };

@@ -239,7 +239,7 @@ impl Codex {
         head: &Head,
         sink: &mut S,
     ) -> anyhow::Result<()> {
-        let ev: Line = match serde_json::from_slice(line.bytes) {
+        let ev: Line = match crate::input::json::from_line(line.bytes) {
             Ok(ev) => ev,
             Err(e) => {
                 sink.unreadable(Reading::of(head.name), line.bytes, &e)?;

@@ -356,7 +356,7 @@ fn transport<'a>(head: &Head, line: &[u8]) -> Option<Notice<'a>> {
         #[serde(default)]
         attempt: crate::input::lenient::Num,
     }
-    let t: Transport = serde_json::from_slice(line).ok()?;
+    let t: Transport = crate::input::json::from_line(line).ok()?;
     let attempt = t
         .attempt
         .as_u64()

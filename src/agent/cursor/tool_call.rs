@@ -98,10 +98,11 @@ where
     A: Deserialize<'a>,
     P: Payload<'a>,
 {
-    let mut de = serde_json::Deserializer::from_slice(line);
-    let ev = de.deserialize_map(EventVisitor(PhantomData))?;
-    de.end()?;
-    Ok(ev)
+    crate::input::json::with_de!(line, |de| {
+        let ev = de.deserialize_map(EventVisitor(PhantomData))?;
+        de.end()?;
+        Ok(ev)
+    })
 }
 
 /// How the result's variant payload is kept.

@@ -139,10 +139,11 @@ fn timestamp<'a>(rest: &'a [u8], meta: &mut AssistantMeta) -> Option<&'a [u8]> {
 
 /// The full parse of an `assistant` event, whatever its key order and spacing.
 fn parse_assistant(line: &[u8], text: &mut Vec<u8>) -> Result<AssistantMeta, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_slice(line);
-    let meta = AssistantSeed { text }.deserialize(&mut de)?;
-    de.end()?;
-    Ok(meta)
+    crate::input::json::with_de!(line, |de| {
+        let meta = AssistantSeed { text }.deserialize(&mut de)?;
+        de.end()?;
+        Ok(meta)
+    })
 }
 
 struct AssistantSeed<'b> {
@@ -316,10 +317,11 @@ pub enum ThinkingPhase {
 
 /// A `thinking` event: appends its `text` (top level, not under `message`) to `text`.
 pub fn read_thinking(line: &[u8], text: &mut Vec<u8>) -> Result<ThinkingPhase, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_slice(line);
-    let subtype = ThinkingSeed { text }.deserialize(&mut de)?;
-    de.end()?;
-    Ok(subtype)
+    crate::input::json::with_de!(line, |de| {
+        let subtype = ThinkingSeed { text }.deserialize(&mut de)?;
+        de.end()?;
+        Ok(subtype)
+    })
 }
 
 struct ThinkingSeed<'b> {
@@ -415,7 +417,7 @@ impl ResultEvent<'_> {
 }
 
 pub fn read_result(line: &[u8]) -> Result<ResultEvent<'_>, serde_json::Error> {
-    serde_json::from_slice(line)
+    crate::input::json::from_line(line)
 }
 
 /// The `system` event's fields that describe a run.
@@ -432,7 +434,7 @@ pub struct SystemEvent<'a> {
 }
 
 pub fn read_system(line: &[u8]) -> Result<SystemEvent<'_>, serde_json::Error> {
-    serde_json::from_slice(line)
+    crate::input::json::from_line(line)
 }
 
 #[cfg(test)]

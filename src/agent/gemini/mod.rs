@@ -136,7 +136,7 @@ impl Gemini {
         sink: &mut S,
     ) -> anyhow::Result<()> {
         let what = Reading::of(head.name);
-        let ev: Line = match serde_json::from_slice(line.bytes) {
+        let ev: Line = match crate::input::json::from_line(line.bytes) {
             Ok(ev) => ev,
             Err(e) if head.name == NameId::RESULT => {
                 sink.unreadable(what, line.bytes, &e)?;

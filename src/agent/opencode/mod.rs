@@ -200,7 +200,7 @@ impl OpenCode {
         head: &Head,
         sink: &mut S,
     ) -> anyhow::Result<()> {
-        let ev: Line = match serde_json::from_slice(line.bytes) {
+        let ev: Line = match crate::input::json::from_line(line.bytes) {
             Ok(ev) => ev,
             Err(e) => {
                 return sink.unreadable(Reading::of(head.name), line.bytes, &e);

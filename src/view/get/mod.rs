@@ -107,7 +107,7 @@ impl View for GetView {
         if !self.opts.filter.passes(line, head, &self.facts, ctx) {
             return Ok(());
         }
-        let root: &RawValue = match serde_json::from_slice(line.bytes) {
+        let root: &RawValue = match crate::input::json::from_line(line.bytes) {
             Ok(root) => root,
             Err(e) => {
                 ctx.diag.bad_line(

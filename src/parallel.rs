@@ -1,0 +1,264 @@
+//! Many files at once: one worker per core, the outputs in argument order.
+//!
+//! Each input holds whole runs, so a view whose output for an input owes nothing to the
+//! earlier inputs ([`View::fork`]) can read every input with a copy of itself on a worker
+//! thread. A worker writes its output and diagnostics as [`Piece`]s into a small bounded
+//! channel of that input's own; the main thread drains the channels in argument order,
+//! writes the pieces, counts the diagnostics with one [`Diag`] (the first few of a kind
+//! shown, the rest summed up at the end, as when one view reads everything), merges each
+//! copy's state into the view ([`View::merge`]) and the runs for the exit status, then
+//! finishes as the sequential reading does. A worker that got ahead waits on its full
+//! channel: memory stays bounded (about [`AHEAD`] output buffers a worker), whatever the
+//! sizes of the inputs. The bytes are those of the sequential reading (`tests/reference.rs`
+//! compares both).
+//!
+//! Only for files, read by a view that forks, to a stdout and stderr that are not
+//! terminals (a terminal's cleaning and fitting keep state across inputs), without
+//! `--tee`, `--strict` or `--line-buffered`: the rest reads the inputs one after another.
+
+use std::io::{self, Write};
+use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+use crate::config::Config;
+use crate::dispatch::{Dispatcher, Driven};
+use crate::exit::ExitStatus;
+use crate::input::{self, Input};
+use crate::out::diag::Diag;
+use crate::out::{Output, OutputMode};
+use crate::runs::Runs;
+use crate::view::{Ctx, View, ViewHandler};
+
+/// What a worker wrote, in order.
+pub(crate) enum Piece {
+    Out(Vec<u8>),
+    Err(Vec<u8>),
+    /// A diagnostic of a kind that is summarised after a few (see [`Diag`]).
+    Diag {
+        kind: &'static str,
+        label: String,
+        msg: String,
+    },
+}
+
+/// Pieces a worker may write ahead of the main thread, per input: most are a full output
+/// buffer (128 KiB), so about 512 KiB waits per worker at most (more only for a longer
+/// line).
+const AHEAD: usize = 4;
+
+/// A worker's read buffers: half the usual 1 MiB, so that two workers' buffers (three
+/// each in circulation, see `input::reader`) keep the peak near the sequential reading's
+/// (the lines split the same whatever the read sizes).
+const WORKER_BUFFER: usize = 512 * 1024;
+
+/// The number of workers to read `config`'s inputs with, when they may be read in
+/// parallel (see the module doc); `CURSOR_STREAM_JOBS` overrides the number of cores
+/// (`1` reads one input after another, as the tests compare).
+pub(crate) fn workers(config: &Config) -> Option<usize> {
+    let plain = config.tee.is_none()
+        && config.run.is_none()
+        && !config.strict
+        && !config.line_buffered
+        && !config.out_is_terminal
+        && !config.err_is_terminal
+        && config.inputs.len() >= 2
+        && config.inputs.iter().all(|i| matches!(i, Input::Path(_)));
+    if !plain {
+        return None;
+    }
+    let cores = std::env::var("CURSOR_STREAM_JOBS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = cores.min(config.inputs.len());
+    (jobs >= 2).then_some(jobs)
+}
+
+/// A worker's input, read: the view's copy and the runs to merge, how the reading ended.
+struct Done<V> {
+    view: Option<V>,
+    runs: Runs,
+    result: anyhow::Result<()>,
+    /// The input could not be opened: this message instead.
+    unopened: Option<String>,
+}
+
+/// One input's work: the view's copy, where its pieces and its end go.
+struct Job<V> {
+    view: V,
+    pieces: SyncSender<Piece>,
+    done: SyncSender<Done<V>>,
+}
+
+/// Reads `config`'s inputs with `jobs` workers, `view` gathering; gives the exit status as
+/// the sequential reading does. Gives the view back when it does not fork (nothing read).
+pub(crate) fn drive<V: View>(
+    view: V,
+    config: &Config,
+    mode: OutputMode,
+    jobs: usize,
+) -> Result<anyhow::Result<ExitStatus>, V> {
+    let n = config.inputs.len();
+    let Some(copies) = (0..n).map(|_| view.fork()).collect::<Option<Vec<V>>>() else {
+        return Err(view);
+    };
+    let mut pieces: Vec<Receiver<Piece>> = Vec::with_capacity(n);
+    let mut dones: Vec<Receiver<Done<V>>> = Vec::with_capacity(n);
+    let mut queue = Vec::with_capacity(n);
+    for copy in copies {
+        let (pieces_to, pieces_from) = sync_channel(AHEAD);
+        let (done_to, done_from) = sync_channel(1);
+        pieces.push(pieces_from);
+        dones.push(done_from);
+        queue.push(Some(Job {
+            view: copy,
+            pieces: pieces_to,
+            done: done_to,
+        }));
+    }
+    // Inputs are taken in argument order: the one the main thread waits for is always
+    // being read, so a worker waiting on a full channel never holds everything up.
+    let queue = Mutex::new((0usize, queue));
+    let take = || {
+        let mut q = queue.lock().ok()?;
+        let (next, jobs) = &mut *q;
+        let job = jobs.get_mut(*next)?.take()?;
+        *next += 1;
+        Some((*next - 1, job))
+    };
+    let out = Output::new(Box::new(io::stdout().lock()), Box::new(io::stderr()), mode);
+    let ctx = Ctx::new(out, Diag::new(config.strict, config.quiet));
+    let mut handler = ViewHandler::new(view, ctx);
+    Ok(std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| {
+                while let Some((k, job)) = take() {
+                    let done = read_one(job.view, &config.inputs[k], config, mode, job.pieces);
+                    if job.done.send(done).is_err() {
+                        break; // the main thread stopped (an error, a closed stdout)
+                    }
+                }
+            });
+        }
+        let status = gather(&mut handler, &pieces, &dones);
+        // Workers still writing find their channels closed and stop.
+        drop(pieces);
+        drop(dones);
+        status
+    }))
+}
+
+/// The main thread: the inputs' pieces in argument order, the copies merged, the end.
+fn gather<V: View>(
+    handler: &mut ViewHandler<V>,
+    pieces: &[Receiver<Piece>],
+    dones: &[Receiver<Done<V>>],
+) -> anyhow::Result<ExitStatus> {
+    let mut runs = Runs::default();
+    let mut unopened = false;
+    for (from, done) in pieces.iter().zip(dones) {
+        let ctx = &mut handler.ctx;
+        // Ends when the worker dropped its senders: the input is read.
+        for piece in from {
+            match piece {
+                Piece::Out(bytes) => ctx.out.write_out(&bytes)?,
+                Piece::Err(bytes) => ctx.out.write_err(&bytes),
+                Piece::Diag { kind, label, msg } => {
+                    ctx.diag.replay(&mut ctx.out, kind, &label, msg)
+                }
+            }
+        }
+        let done = done
+            .recv()
+            .map_err(|_| anyhow::anyhow!("a worker reading the inputs stopped"))?;
+        if let Some(message) = done.unopened {
+            ctx.out.begin_err_block();
+            ctx.out.write_err(message.as_bytes());
+            unopened = true;
+        }
+        runs.merge(&done.runs);
+        if let Some(copy) = done.view {
+            handler.view.merge(copy);
+        }
+        done.result?;
+    }
+    let status = handler.finish(&runs)?;
+    Ok(if unopened { ExitStatus::ERROR } else { status })
+}
+
+/// A worker reads one input with its copy of the view, writing into `to`.
+fn read_one<V: View>(
+    view: V,
+    input: &Input,
+    config: &Config,
+    mode: OutputMode,
+    to: SyncSender<Piece>,
+) -> Done<V> {
+    let name = input.name();
+    let rdr = match input::open(input) {
+        Ok(rdr) => rdr,
+        Err(e) => {
+            return Done {
+                view: Some(view),
+                runs: Runs::default(),
+                result: Ok(()),
+                unopened: Some(format!("cursor-stream: error: cannot read {name}: {e}\n")),
+            };
+        }
+    };
+    let out = Output::new(
+        Box::new(PieceWriter {
+            to: to.clone(),
+            err: false,
+        }),
+        Box::new(PieceWriter {
+            to: to.clone(),
+            err: true,
+        }),
+        mode,
+    );
+    let ctx = Ctx::new(out, Diag::deferred(config.strict, config.quiet, to));
+    let mut dispatcher = Dispatcher::new(ViewHandler::new(view, ctx), config.max_line)
+        .agent(config.agent)
+        .buffer_size(WORKER_BUFFER);
+    let result = dispatcher.feed(&name, rdr);
+    let (handler, runs) = dispatcher.into_parts();
+    let ViewHandler { view, ctx } = handler;
+    // Dropping the output flushes what it holds, as the sequential reading's output is
+    // flushed when it stops on an error; then the input's channel closes.
+    drop(ctx);
+    Done {
+        view: Some(view),
+        runs,
+        result,
+        unopened: None,
+    }
+}
+
+/// One of a worker's output streams: each write becomes a piece.
+struct PieceWriter {
+    to: SyncSender<Piece>,
+    err: bool,
+}
+
+impl Write for PieceWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let piece = if self.err {
+            Piece::Err(buf.to_vec())
+        } else {
+            Piece::Out(buf.to_vec())
+        };
+        // The main thread is gone (it stopped on an error): as a closed pipe.
+        self.to
+            .send(piece)
+            .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
