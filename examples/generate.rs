@@ -122,6 +122,30 @@ struct Gen<W: Write> {
 }
 
 impl<W: Write> Gen<W> {
+    fn new(out: W, seed: u64) -> Gen<W> {
+        Gen {
+            rng: Rng(seed),
+            out,
+            written: 0,
+            ts: 1_790_000_000_000,
+            session: String::new(),
+        }
+    }
+
+    /// Sessions, as `session(n)` writes them, until `size` bytes are written.
+    fn sessions(
+        &mut self,
+        size: u64,
+        mut session: impl FnMut(&mut Self, u64) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut n = 0;
+        while self.written < size {
+            session(self, n)?;
+            n += 1;
+        }
+        Ok(())
+    }
+
     fn line(&mut self, line: String) -> io::Result<()> {
         // One line in twenty with sorted keys: `type` is then not first.
         let line = if self.rng.chance(5) {
@@ -753,59 +777,24 @@ fn main() -> io::Result<()> {
 /// Writes about `size` bytes of log to `out`; the same arguments give the same bytes.
 /// Tests and benchmarks include this file to call it.
 pub fn generate<W: Write>(out: W, size: u64, seed: u64, deltas_only: bool) -> io::Result<()> {
-    let mut g = Gen {
-        rng: Rng(seed),
-        out,
-        written: 0,
-        ts: 1_790_000_000_000,
-        session: String::new(),
-    };
+    let mut g = Gen::new(out, seed);
     if deltas_only {
         g.deltas_only(size)
     } else {
-        let mut n = 0;
-        while g.written < size {
-            g.session(n)?;
-            n += 1;
-        }
-        Ok(())
+        g.sessions(size, |g, n| g.session(n))
     }
 }
 
 /// Writes about `size` bytes of Claude Code runs with partial messages to `out`.
 pub fn generate_claude<W: Write>(out: W, size: u64, seed: u64) -> io::Result<()> {
-    let mut g = Gen {
-        rng: Rng(seed),
-        out,
-        written: 0,
-        ts: 1_790_000_000_000,
-        session: String::new(),
-    };
-    let mut n = 0;
-    while g.written < size {
-        g.claude_session(n)?;
-        n += 1;
-    }
-    Ok(())
+    Gen::new(out, seed).sessions(size, |g, n| g.claude_session(n))
 }
 
 /// Writes about `size` bytes of Codex (`agent` = `codex`) or Gemini CLI (`gemini`) runs
 /// to `out`.
 pub fn generate_agent<W: Write>(out: W, size: u64, seed: u64, agent: &str) -> io::Result<()> {
-    let mut g = Gen {
-        rng: Rng(seed),
-        out,
-        written: 0,
-        ts: 1_790_000_000_000,
-        session: String::new(),
-    };
-    let mut n = 0;
-    while g.written < size {
-        match agent {
-            "codex" => g.codex_session(n)?,
-            _ => g.gemini_session(n)?,
-        }
-        n += 1;
-    }
-    Ok(())
+    Gen::new(out, seed).sessions(size, |g, n| match agent {
+        "codex" => g.codex_session(n),
+        _ => g.gemini_session(n),
+    })
 }

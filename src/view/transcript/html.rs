@@ -359,18 +359,10 @@ impl Render for Html {
             }
         }
         out.push_str("</ol>\n");
-        if unlisted > 0 {
+        for note in run.left_out(unlisted) {
             let _ = writeln!(
                 out,
-                "<p class=\"cut\">{} not listed to keep the page light; <code>--full</code> lists them.</p>",
-                words::count(unlisted as u64, "tool call", "tool calls")
-            );
-        }
-        if run.items_dropped > 0 {
-            let _ = writeln!(
-                out,
-                "<p class=\"cut\">{} (answer segments, reasoning, notices) left out to keep the page light; <code>--full</code> keeps them.</p>",
-                words::count(run.items_dropped as u64, "more event", "more events")
+                "<p class=\"cut\">{note} to keep the page light; <code>--full</code> keeps everything.</p>"
             );
         }
         out.push_str("</section>\n");

@@ -304,18 +304,10 @@ impl Render for Markdown {
             }
         }
         end_calls(&mut out, &mut in_calls);
-        if unlisted > 0 {
+        for note in run.left_out(unlisted) {
             let _ = writeln!(
                 out,
-                "_{} not listed to stay within the size limit; `--full` lists them._\n",
-                words::count(unlisted as u64, "tool call", "tool calls")
-            );
-        }
-        if run.items_dropped > 0 {
-            let _ = writeln!(
-                out,
-                "_{} (answer segments, reasoning, notices) left out to stay within the size limit; `--full` keeps them._\n",
-                words::count(run.items_dropped as u64, "more event", "more events")
+                "_{note} to stay within the size limit; `--full` keeps everything._\n"
             );
         }
         let dropped = if detail == Detail::Full {

@@ -247,6 +247,25 @@ impl Run {
         }
     }
 
+    /// What a section leaves out of the run, in words, to which each renderer adds why and
+    /// how to keep it. `unlisted`: calls not listed, those of the run's budget included.
+    pub fn left_out(&self, unlisted: usize) -> Vec<String> {
+        let mut notes = Vec::new();
+        if unlisted > 0 {
+            notes.push(format!(
+                "{} not listed",
+                words::count(unlisted as u64, "tool call", "tool calls")
+            ));
+        }
+        if self.items_dropped > 0 {
+            notes.push(format!(
+                "{} (answer segments, reasoning, notices) left out",
+                words::count(self.items_dropped as u64, "more event", "more events")
+            ));
+        }
+        notes
+    }
+
     /// The run's figures on one line, for people: duration, calls, tokens, cost.
     pub fn figures(&self) -> Vec<String> {
         let mut parts = Vec::new();
