@@ -2,9 +2,8 @@
 # Benchmarks cursor-stream against jq (and jaq when installed) on generated logs — Cursor
 # runs, a stream of deltas (with results, and never flushed), Claude Code runs with partial
 # messages, Codex and Gemini CLI runs — with `wc -l` as the floor, and prints a table of
-# MB/s and ratios; then a file against a pipe, a file mapped against read, many files at
-# once against one after another, peak memory per view and agent, and the latency of a
-# delta through `text`.
+# MB/s and ratios; then a file against a pipe, many files at once against one after
+# another, peak memory per view and agent, and the latency of a delta through `text`.
 #
 #   scripts/bench.sh                 # 1 GiB logs, in /tmp/cursor-stream-bench
 #   SIZE=100M RUNS=3 scripts/bench.sh
@@ -99,17 +98,6 @@ hyperfine -i --warmup 1 --runs "$RUNS" --output=null \
   --export-json "$RESULTS/pipe.json" "cat $LOG | $BIN text" >/dev/null
 hyperfine -i --warmup 1 --runs "$RUNS" --output=null \
   --export-json "$RESULTS/pipe-wc.json" "cat $LOG | wc -l" >/dev/null
-
-echo "== a file mapped, and read" >&2
-r=0
-for args in "text" "result" "events --count" "tools --json"; do
-  r=$((r + 1))
-  hyperfine -N -i --warmup 1 --runs "$RUNS" --output=null \
-    --export-json "$RESULTS/read-$r-map.json" "$BIN $args $LOG" >/dev/null
-  hyperfine -N -i --warmup 1 --runs "$RUNS" --output=null \
-    --export-json "$RESULTS/read-$r-read.json" "$BIN $args --no-mmap $LOG" >/dev/null
-  echo "$args" >"$RESULTS/read-$r-job"
-done
 
 echo "== many files" >&2
 # The 8 parts named at once against one process per part, one after another: the same
@@ -206,16 +194,6 @@ pipe_wc = mean(os.path.join(results, "pipe-wc.json"))
 tail = " |" if have_base else ""
 print(f"| `cat log \\| text` (pipe) | {pipe:.2f} s, {mbs(n, pipe):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + f"{wc / pipe:.2f}; {pipe_wc / pipe:.2f} of `cat log \\| wc -l` |" + tail)
 print(f"| `wc -l` (floor) | {wc:.2f} s, {mbs(n, wc):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + "1.00 |" + tail)
-print()
-print("| a file | mapped (the default) | read (`--no-mmap`) | speed-up |")
-print("|---|---|---|---|")
-r = 1
-while os.path.exists(os.path.join(results, f"read-{r}-job")):
-    args = open(os.path.join(results, f"read-{r}-job")).read().strip()
-    mapped = mean(os.path.join(results, f"read-{r}-map.json"))
-    read = mean(os.path.join(results, f"read-{r}-read.json"))
-    print(f"| `{args}` | {mapped:.2f} s | {read:.2f} s | {read / mapped:.2f}× |")
-    r += 1
 print()
 print("| many files (the log in 8 parts) | all 8 named at once | one process per part, one after another | speed-up |")
 print("|---|---|---|---|")

@@ -86,12 +86,7 @@ fn run(config: &Config) -> anyhow::Result<ExitStatus> {
                  name a file; Ctrl-D ends)"
             );
         }
-        // `--tee` copies what is read: no mapping then.
-        let map = config.mmap && config.tee.is_none();
-        let inputs = config
-            .inputs
-            .iter()
-            .map(move |i| (i.name(), input::open(i, map)));
+        let inputs = config.inputs.iter().map(|i| (i.name(), input::open(i)));
         return with_view(
             &config.view,
             Drive {
@@ -109,7 +104,7 @@ fn run(config: &Config) -> anyhow::Result<ExitStatus> {
         }
     };
     let stdout: Box<dyn io::Read + Send> = Box::new(agent.take_stdout());
-    let inputs = std::iter::once(("agent".to_string(), Ok(input::Opened::Stream(stdout))));
+    let inputs = std::iter::once(("agent".to_string(), Ok(stdout)));
     let terminal_seen = Some(agent.watch.result_seen.clone());
     match with_view(
         &config.view,
@@ -162,7 +157,7 @@ pub(crate) fn with_view<W: WithView>(choice: &ViewChoice, w: W) -> W::Out {
 }
 
 /// The inputs to read, by name, opened (or why they could not be).
-type Inputs = (String, io::Result<input::Opened>);
+type Inputs = (String, io::Result<Box<dyn io::Read + Send>>);
 
 struct Drive<'c, I> {
     config: &'c Config,
@@ -229,10 +224,7 @@ fn drive<V: View>(
     let mut unreadable = false;
     for (name, opened) in inputs {
         match opened {
-            Ok(opened) if tee.is_none() => dispatcher.feed_opened(&name, opened)?,
-            Ok(opened) => {
-                dispatcher.feed(&name, input::Tee::new(opened.into_read(), tee.clone()))?
-            }
+            Ok(rdr) => dispatcher.feed(&name, input::Tee::new(rdr, tee.clone()))?,
             Err(e) => {
                 let ctx = &mut dispatcher.handler().ctx;
                 ctx.out.begin_err_block();

@@ -75,12 +75,6 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "FILE")]
     pub tee: Option<PathBuf>,
 
-    /// Read files with read(2) instead of mapping them into memory. Mapping is faster;
-    /// but a file cut shorter while it is read (not one that grows) ends the program
-    /// with SIGBUS.
-    #[arg(long, global = true)]
-    pub no_mmap: bool,
-
     /// The agent that wrote the stream. `auto` tells it from the first events of each run
     /// (a stream that tells nothing is read as Cursor's); name it for a stream cut before
     /// its first line.

@@ -45,8 +45,6 @@ pub struct Config {
     pub line_buffered: bool,
     pub max_line: Option<usize>,
     pub tee: Option<PathBuf>,
-    /// Whether large regular files may be mapped rather than read (not `--no-mmap`).
-    pub mmap: bool,
     pub color_out: bool,
     pub color_err: bool,
     pub out_is_terminal: bool,
@@ -163,7 +161,6 @@ impl Config {
             line_buffered: cli.global.line_buffered,
             max_line: cli.global.max_line,
             tee: cli.global.tee,
-            mmap: !cli.global.no_mmap,
             color_out: color(out_is_terminal),
             color_err: color(err_is_terminal),
             out_is_terminal,

@@ -33,7 +33,6 @@ use crate::agent::event::{
 };
 use crate::agent::{AnyDialect, RawLine, Sink, detect};
 use crate::exit::ExitStatus;
-use crate::input::Opened;
 use crate::input::line_buffer::Line;
 use crate::input::peek::{BadLine, Head, NameId, Peeked, Subtype, TypeSet};
 use crate::input::reader::{Next, Reader};
@@ -207,24 +206,7 @@ impl<D: Driven> Dispatcher<D> {
     /// here the lines go through the dialect to the view, in order.
     pub fn feed<R: Read + Send + 'static>(&mut self, name: &str, rdr: R) -> anyhow::Result<()> {
         self.begin(name);
-        let reader = Reader::spawn(rdr, self.buffer_size, self.max_line)?;
-        self.read_all(name, reader)
-    }
-
-    /// Reads one input as [`Dispatcher::feed`] does: a stream, or a file mapped `window`
-    /// bytes at a time.
-    pub fn feed_opened(&mut self, name: &str, opened: Opened) -> anyhow::Result<()> {
-        match opened {
-            Opened::Stream(rdr) => self.feed(name, rdr),
-            Opened::Mapped { file, window } => {
-                self.begin(name);
-                let reader = Reader::spawn_mapped(file, window, self.buffer_size, self.max_line)?;
-                self.read_all(name, reader)
-            }
-        }
-    }
-
-    fn read_all(&mut self, name: &str, mut reader: Reader) -> anyhow::Result<()> {
+        let mut reader = Reader::spawn(rdr, self.buffer_size, self.max_line)?;
         loop {
             let batch = match reader.poll() {
                 Ok(Next::Batch(batch)) => batch,
@@ -266,7 +248,7 @@ impl<D: Driven> Dispatcher<D> {
         let line = line.strip_suffix(b"\n").unwrap_or(line);
         let mut bytes = line.strip_suffix(b"\r").unwrap_or(line);
         if number == 1 {
-            bytes = &bytes[crate::input::line_buffer::bom_len(bytes)..];
+            bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         }
         let peeked = crate::input::peek::peek(bytes);
         let line = Line {

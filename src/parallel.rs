@@ -195,7 +195,7 @@ fn read_one<V: View>(
     to: SyncSender<Piece>,
 ) -> Done<V> {
     let name = input.name();
-    let rdr = match input::open(input, config.mmap) {
+    let rdr = match input::open(input) {
         Ok(rdr) => rdr,
         Err(e) => {
             return Done {
@@ -221,7 +221,7 @@ fn read_one<V: View>(
     let mut dispatcher = Dispatcher::new(ViewHandler::new(view, ctx), config.max_line)
         .agent(config.agent)
         .buffer_size(WORKER_BUFFER);
-    let result = dispatcher.feed_opened(&name, rdr);
+    let result = dispatcher.feed(&name, rdr);
     let (handler, runs) = dispatcher.into_parts();
     let ViewHandler { view, ctx } = handler;
     // Dropping the output flushes what it holds, as the sequential reading's output is

@@ -64,31 +64,6 @@ impl std::fmt::Display for LineTooLong {
 
 impl std::error::Error for LineTooLong {}
 
-impl LineTooLong {
-    /// The error a reader gives for line number `line`, longer than `limit`.
-    pub(crate) fn error(limit: usize, line: u64) -> io::Error {
-        io::Error::new(io::ErrorKind::InvalidData, LineTooLong { limit, line })
-    }
-}
-
-/// A UTF-8 byte order mark, left out of the first line's `bytes`.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// The length of the byte order mark `input` starts with (0 or 3).
-pub(crate) fn bom_len(input: &[u8]) -> usize {
-    if input.starts_with(BOM) { BOM.len() } else { 0 }
-}
-
-/// Where a line's content ends, given where it starts and where its `\n` is: before the
-/// `\r` of a `\r\n`.
-pub(crate) fn without_cr(buf: &[u8], content: usize, end: usize) -> usize {
-    if end > content && buf[end - 1] == b'\r' {
-        end - 1
-    } else {
-        end
-    }
-}
-
 pub struct LineReader<R> {
     rdr: R,
     buf: Vec<u8>,
@@ -146,9 +121,12 @@ impl<R: Read> LineReader<R> {
     /// returns `None` and then `fill` again.
     pub fn fill(&mut self) -> io::Result<bool> {
         if self.too_long {
-            return Err(LineTooLong::error(
-                self.max_line.unwrap_or(0),
-                self.line_no + 1,
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                LineTooLong {
+                    limit: self.max_line.unwrap_or(0),
+                    line: self.line_no + 1,
+                },
             ));
         }
         if self.has_line() {
@@ -190,7 +168,11 @@ impl<R: Read> LineReader<R> {
         };
         let start = self.pos;
         let content = start + self.bom;
-        let end = without_cr(&self.buf, content, end);
+        let end = if end > content && self.buf[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        };
         if self.exceeds_limit(end - start) {
             return None;
         }
@@ -272,6 +254,7 @@ impl<R: Read> LineReader<R> {
     /// Drops a UTF-8 byte order mark at the very start of the input. Decided as soon as
     /// the first bytes are known not to be one, so that no later bytes are mistaken for it.
     fn skip_bom(&mut self) {
+        const BOM: &[u8] = b"\xEF\xBB\xBF";
         let have = &self.buf[self.pos..self.end];
         let n = have.len().min(BOM.len());
         if have[..n] != BOM[..n] {

@@ -28,73 +28,24 @@ impl Input {
     }
 }
 
-/// An input opened, ready to be read on the reading thread.
-pub enum Opened {
-    /// Read with `read(2)`: stdin, a small or special file, any reader.
-    Stream(Box<dyn Read + Send>),
-    /// A regular file mapped `window` bytes at a time (see `reader`).
-    Mapped { file: File, window: usize },
-}
-
-impl Opened {
-    /// The input as a plain reader, for a caller that must see each byte read (`--tee`).
-    pub fn into_read(self) -> Box<dyn Read + Send> {
-        match self {
-            Opened::Stream(rdr) => rdr,
-            Opened::Mapped { file, .. } => Box::new(file),
-        }
-    }
-}
-
-/// Files from this size on are mapped rather than read: below it the mapping costs as
-/// much as the copy it saves.
-const MAP_FROM: u64 = 1 << 20;
-
-/// How much of a file one mapping covers. Mapping and scanning 1 GiB took 0.07 s here
-/// with windows of 2 MiB and more, 0.11 s with 1 MiB ones; and each window in use counts
-/// in the resident memory (2 MiB windows: 10.7 MiB peak for `text`, 4 MiB ones: 15.7).
-const MAP_WINDOW: usize = 2 << 20;
-
-/// Opens an input; a regular file of [`MAP_FROM`] bytes or more is to be mapped when
-/// `map` allows it (not with `--no-mmap`, nor with `--tee`).
-///
-/// `CURSOR_STREAM_MAP_WINDOW=<bytes>` maps every regular file with windows of that size:
-/// the tests use small ones to put many lines across window edges.
-pub fn open(input: &Input, map: bool) -> io::Result<Opened> {
+/// An input, ready to be read on the reading thread.
+pub fn open(input: &Input) -> io::Result<Box<dyn Read + Send>> {
     match input {
         Input::Stdin => {
             enlarge_stdin_pipe();
-            Ok(Opened::Stream(Box::new(io::stdin())))
+            Ok(Box::new(io::stdin()))
         }
         Input::Path(path) => {
             let file = File::open(path)?;
-            let meta = file.metadata()?;
-            if meta.is_dir() {
+            if file.metadata()?.is_dir() {
                 return Err(io::Error::new(
                     io::ErrorKind::IsADirectory,
                     "is a directory",
                 ));
             }
-            let (from, window) = match test_window() {
-                Some(window) => (0, window),
-                None => (MAP_FROM, MAP_WINDOW),
-            };
-            Ok(if map && meta.is_file() && meta.len() >= from {
-                Opened::Mapped { file, window }
-            } else {
-                Opened::Stream(Box::new(file))
-            })
+            Ok(Box::new(file))
         }
     }
-}
-
-fn test_window() -> Option<usize> {
-    static WINDOW: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
-    *WINDOW.get_or_init(|| {
-        std::env::var("CURSOR_STREAM_MAP_WINDOW")
-            .ok()
-            .and_then(|v| v.parse().ok())
-    })
 }
 
 /// A pipe holds 64 KiB by default, so a reader behind a fast producer gets at most that
