@@ -271,6 +271,12 @@ pub fn one_line(s: &str, max: usize) -> String {
     out
 }
 
+/// One line of text, control characters shown escaped, nothing cut: a value piped whole,
+/// or fitted to the terminal afterwards.
+pub fn escape_line(s: &str) -> String {
+    one_line(s, usize::MAX)
+}
+
 #[cfg(test)]
 pub(crate) mod testing {
     use super::*;

@@ -24,7 +24,7 @@ use anstyle::{AnsiColor, Style};
 use crate::agent::event::{
     Event, NoticeKind, Outcome, RunEnd, StatusClass, ToolEnd, ToolKind, Wants,
 };
-use crate::out::{Channel, fit, one_line};
+use crate::out::{Channel, escape_line, fit};
 use crate::view::text::AnswerWriter;
 use crate::view::thinking::Thinking;
 use crate::view::{Ctx, View, words};
@@ -180,13 +180,13 @@ impl View for ProgressView {
         let room = self.room(ctx, mark);
         // On a terminal the directory reads `~/…`, and is what gets shortened first.
         let cwd = run.cwd.as_deref().map(|cwd| match room {
-            Some(_) => one_line(&words::tilde(cwd), usize::MAX),
-            None => one_line(cwd, usize::MAX),
+            Some(_) => escape_line(&words::tilde(cwd)),
+            None => escape_line(cwd),
         });
-        let session = run.session_id.as_deref().map(|s| one_line(s, usize::MAX));
+        let session = run.session_id.as_deref().map(escape_line);
         let line = |cwd: Option<&str>, session: Option<&str>| {
             [
-                run.model.as_deref().map(|m| one_line(m, usize::MAX)),
+                run.model.as_deref().map(escape_line),
                 cwd.map(str::to_string),
                 session.map(|s| format!("session {s}")),
             ]
@@ -232,7 +232,7 @@ impl View for ProgressView {
                     NoticeKind::Warning => ("⚠", AnsiColor::Yellow),
                     NoticeKind::Error => ("✗", AnsiColor::Red),
                 };
-                self.activity(ctx, mark, color, &one_line(&notice.text, usize::MAX))
+                self.activity(ctx, mark, color, &escape_line(&notice.text))
             }
             Event::ToolStarted { .. } => Ok(()),
         }

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::agent::event::{Event, RunEnd, Usage, Wants};
 use crate::exit::ExitStatus;
-use crate::out::{Channel, fit, one_line};
+use crate::out::{Channel, escape_line, fit};
 use crate::runs::Runs;
 use crate::view::json::UsageFields;
 use crate::view::{Ctx, View, words};
@@ -102,7 +102,7 @@ impl StatsView {
                 .tools
                 .by_kind
                 .iter()
-                .map(|(k, n)| format!("{} {n}", one_line(k, usize::MAX)))
+                .map(|(k, n)| format!("{} {n}", escape_line(k)))
                 .collect();
             format!(
                 "{} ({}; {})",
@@ -116,21 +116,18 @@ impl StatsView {
         let cells = [
             if row.agent.is_empty() { "-" } else { row.agent }.to_string(),
             words::short_session(session),
-            one_line(row.model.as_deref().unwrap_or("-"), usize::MAX),
+            escape_line(row.model.as_deref().unwrap_or("-")),
             row.status.clone(),
             row.duration_ms.map_or("-".to_string(), words::duration),
             format!("{} B", words::thousands(row.answer_bytes)),
             row.thinking_phases.to_string(),
             tokens,
             tools,
-            one_line(
-                &if terminal {
-                    words::tilde(tail)
-                } else {
-                    tail.into()
-                },
-                usize::MAX,
-            ),
+            escape_line(&if terminal {
+                words::tilde(tail)
+            } else {
+                tail.into()
+            }),
         ];
         let mut text = String::new();
         match ctx.out.width(Channel::Out) {

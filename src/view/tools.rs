@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use serde_json::value::RawValue;
 
 use crate::agent::event::{Event, StatusClass, ToolCall, ToolEnd, ToolStatus, Wants};
-use crate::out::{Channel, one_line};
+use crate::out::{Channel, escape_line};
 use crate::view::{Ctx, View, words};
 
 #[derive(Debug, Clone, Default)]
@@ -267,7 +267,7 @@ fn write_human(call: &Record<'_>, ctx: &Ctx, out: &mut Line) {
         Some(end) => words::brief(c.kind, end.status.class, end.effect),
         None => String::new(),
     };
-    let tool = one_line(&c.tool, usize::MAX);
+    let tool = escape_line(&c.tool);
     let line = words::fit_sentence(ctx.out.width(Channel::Out), c.kind, &target, |target| {
         let mut line = format!("{status:<9} {tool:<12} {duration:>8}  {target}");
         if !brief.is_empty() {

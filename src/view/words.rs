@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use anstyle::{AnsiColor, Style};
 
 use crate::agent::event::{Effect, StatusClass, ToolKind, ToolStatus, Usage};
-use crate::out::{fit, one_line};
+use crate::out::{escape_line, fit};
 
 /// `850 ms`, `3.2 s`, `2 min 5 s`.
 pub fn duration(ms: u64) -> String {
@@ -83,7 +83,7 @@ pub fn target(target: Option<&str>, kind: ToolKind, cwd: Option<&str>) -> String
         },
         None => target,
     };
-    one_line(&target, usize::MAX)
+    escape_line(&target)
 }
 
 /// How an argument of this kind of tool is shortened: a path keeps its file name, anything
@@ -330,7 +330,7 @@ pub fn brief(kind: ToolKind, class: StatusClass, effect: &Effect) -> String {
             .error
             .as_deref()
             .and_then(|e| e.lines().map(str::trim).find(|l| !l.is_empty()))
-            .map(|e| one_line(e, usize::MAX))
+            .map(escape_line)
             .unwrap_or_default()
     };
     if class != StatusClass::Ok {
@@ -413,7 +413,7 @@ pub fn describe(
 fn verb_phrase(kind: ToolKind, tool: &str, target: &str) -> String {
     match kind {
         _ if target.is_empty() && kind != ToolKind::Todo => {
-            format!("Used {}", one_line(tool, usize::MAX))
+            format!("Used {}", escape_line(tool))
         }
         ToolKind::Read => format!("Read {target}"),
         ToolKind::Shell => format!("Ran `{target}`"),
@@ -429,13 +429,13 @@ fn verb_phrase(kind: ToolKind, tool: &str, target: &str) -> String {
         ToolKind::Fetch => format!("Fetched {target}"),
         ToolKind::WebSearch => format!("Searched the web for '{target}'"),
         ToolKind::CodeSearch => format!("Searched the codebase for '{target}'"),
-        ToolKind::Other => format!("Used {} on {target}", one_line(tool, usize::MAX)),
+        ToolKind::Other => format!("Used {} on {target}", escape_line(tool)),
     }
 }
 
 fn or_tool(target: &str, tool: &str) -> String {
     if target.is_empty() {
-        one_line(tool, usize::MAX)
+        escape_line(tool)
     } else {
         target.to_string()
     }
@@ -443,7 +443,7 @@ fn or_tool(target: &str, tool: &str) -> String {
 
 /// `shell sleep 100`, for calls that did not do what their verb says.
 pub fn tool_and_target(tool: &str, target: &str) -> String {
-    let tool = one_line(tool, usize::MAX);
+    let tool = escape_line(tool);
     if target.is_empty() {
         tool
     } else {
@@ -454,7 +454,7 @@ pub fn tool_and_target(tool: &str, target: &str) -> String {
 /// A session id as people are shown it: its first 8 characters, as short commit ids are
 /// (`--json` has the whole id), on one line.
 pub fn short_session(id: &str) -> String {
-    one_line(&id.chars().take(8).collect::<String>(), usize::MAX)
+    escape_line(&id.chars().take(8).collect::<String>())
 }
 
 /// A run's tokens for people: `12,840 in, 356 out, 9,984 cache read`.
