@@ -381,15 +381,20 @@ impl<W: Write> Gen<W> {
         }
     }
 
-    fn session(&mut self, n: u64) -> io::Result<()> {
-        self.session = format!(
-            "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+    /// An id shaped as a UUID of this version and variant digit, numbered by the run `n`.
+    fn uuid(&mut self, n: u64, version: u8, variant: u8) -> String {
+        format!(
+            "{:08x}-{:04x}-{version:x}{:03x}-{variant:x}{:03x}-{:012x}",
             self.rng.next() as u32,
             self.rng.next() as u16,
             n % 0x1000,
             self.rng.next() % 0x1000,
             self.rng.next() % 0x1_0000_0000_0000
-        );
+        )
+    }
+
+    fn session(&mut self, n: u64) -> io::Result<()> {
+        self.session = self.uuid(n, 4, 8);
         let sid = self.session.clone();
         let partial = self.rng.chance(80);
         self.line(format!(
@@ -422,14 +427,7 @@ impl<W: Write> Gen<W> {
 
     /// One Claude Code run with `--include-partial-messages`.
     fn claude_session(&mut self, n: u64) -> io::Result<()> {
-        self.session = format!(
-            "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
-            self.rng.next() as u32,
-            self.rng.next() as u16,
-            n % 0x1000,
-            self.rng.next() % 0x1000,
-            self.rng.next() % 0x1_0000_0000_0000
-        );
+        self.session = self.uuid(n, 4, 8);
         let sid = self.session.clone();
         let uuid = |rng: &mut Rng| {
             format!(
@@ -555,14 +553,7 @@ impl<W: Write> Gen<W> {
     /// commands whose `aggregated_output` is large (most of the bytes), a file change,
     /// and the turn's usage. The answer is the last `agent_message`.
     fn codex_session(&mut self, n: u64) -> io::Result<()> {
-        let tid = format!(
-            "{:08x}-{:04x}-7{:03x}-a{:03x}-{:012x}",
-            self.rng.next() as u32,
-            self.rng.next() as u16,
-            n % 0x1000,
-            self.rng.next() % 0x1000,
-            self.rng.next() % 0x1_0000_0000_0000
-        );
+        let tid = self.uuid(n, 7, 0xa);
         self.raw_line(format!(
             r#"{{"type":"thread.started","thread_id":"{tid}"}}"#
         ))?;
@@ -633,14 +624,7 @@ impl<W: Write> Gen<W> {
     /// `message` deltas, tool calls whose `tool_result` output is large, a `result` with
     /// its stats.
     fn gemini_session(&mut self, n: u64) -> io::Result<()> {
-        let sid = format!(
-            "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
-            self.rng.next() as u32,
-            self.rng.next() as u16,
-            n % 0x1000,
-            self.rng.next() % 0x1000,
-            self.rng.next() % 0x1_0000_0000_0000
-        );
+        let sid = self.uuid(n, 4, 8);
         let ts = |g: &mut Self| {
             g.ts += g.rng.range(10, 900);
             let t = g.ts % 86_400_000;

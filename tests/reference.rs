@@ -99,37 +99,40 @@ fn every_view_gives_the_same_output_with_and_without_the_shortcuts() {
         let fast = run(args, &corpus, false);
         let reference = run(args, &corpus, true);
         assert!(!fast.stdout.is_empty(), "{args:?} wrote nothing");
-        assert!(
-            fast.stdout == reference.stdout,
-            "{args:?}: stdout differs from the reference path"
+        assert_same(
+            &fast,
+            &reference,
+            &format!("{args:?}, against the reference path"),
         );
-        assert_eq!(
-            String::from_utf8_lossy(&fast.stderr),
-            String::from_utf8_lossy(&reference.stderr),
-            "{args:?}"
-        );
-        assert_eq!(fast.status.code(), reference.status.code(), "{args:?}");
     }
+}
+
+/// `got` wrote the bytes `want` wrote, on stdout and on stderr, and ended the same way.
+fn assert_same(got: &Output, want: &Output, what: &str) {
+    assert!(got.stdout == want.stdout, "{what}: stdout differs");
+    assert_eq!(
+        String::from_utf8_lossy(&got.stderr),
+        String::from_utf8_lossy(&want.stderr),
+        "{what}"
+    );
+    assert_eq!(got.status.code(), want.status.code(), "{what}");
 }
 
 /// `args` over `files` with `jobs` workers (`CURSOR_STREAM_JOBS`): stdout, stderr, the
 /// two on one pipe (their interleaving), and the exit status.
 fn run_jobs(args: &[&str], files: &[std::path::PathBuf], jobs: &str) -> (Output, Vec<u8>) {
-    let apart = Command::new(BIN)
-        .args(args)
-        .args(files)
-        .env("CURSOR_STREAM_JOBS", jobs)
-        .env_remove("NO_COLOR")
-        .output()
-        .unwrap();
-    let together = Command::new("sh")
+    let command = |program: &str| {
+        let mut cmd = Command::new(program);
+        cmd.env("CURSOR_STREAM_JOBS", jobs).env_remove("NO_COLOR");
+        cmd
+    };
+    let apart = command(BIN).args(args).args(files).output().unwrap();
+    let together = command("sh")
         .arg("-c")
         .arg(r#""$0" "$@" 2>&1"#)
         .arg(BIN)
         .args(args)
         .args(files)
-        .env("CURSOR_STREAM_JOBS", jobs)
-        .env_remove("NO_COLOR")
         .output()
         .unwrap();
     (apart, together.stdout)
@@ -178,20 +181,11 @@ fn many_files_read_in_parallel_give_the_same_bytes_as_one_after_another() {
         assert!(!one.stdout.is_empty(), "{args:?} wrote nothing");
         for jobs in ["2", "3"] {
             let (many, many_together) = run_jobs(args, &files, jobs);
-            assert!(
-                many.stdout == one.stdout,
-                "{args:?}, {jobs} workers: stdout differs"
-            );
-            assert_eq!(
-                String::from_utf8_lossy(&many.stderr),
-                String::from_utf8_lossy(&one.stderr),
-                "{args:?}, {jobs} workers"
-            );
+            assert_same(&many, &one, &format!("{args:?}, {jobs} workers"));
             assert!(
                 many_together == one_together,
                 "{args:?}, {jobs} workers: stdout and stderr interleave differently"
             );
-            assert_eq!(many.status.code(), one.status.code(), "{args:?}");
         }
     }
 }
