@@ -331,14 +331,26 @@ const FIXED: [(usize, usize); 7] = [(0, 8), (1, 8), (3, 10), (4, 9), (5, 11), (6
 const MIN_TEXT: usize = 12;
 /// Gaps of two columns between the ten columns.
 const GAPS: usize = 2 * 9;
+/// The fixed columns and the gaps: what the model, tools and directory share the rest of.
+const FIXED_WIDTH: usize = {
+    let mut sum = GAPS;
+    let mut i = 0;
+    while i < FIXED.len() {
+        sum += FIXED[i].1;
+        i += 1;
+    }
+    sum
+};
 /// The narrowest terminal the table fits; below it, a few lines a run.
-const TABLE_WIDTH: usize = 8 + 8 + 10 + 9 + 11 + 5 + 19 + GAPS + 3 * MIN_TEXT;
+const TABLE_WIDTH: usize = FIXED_WIDTH + 3 * MIN_TEXT;
+// The README says "from 124 columns".
+const _: () = assert!(TABLE_WIDTH == 124);
 
 /// A row of the table in `width` columns (at least [`TABLE_WIDTH`]): each value fitted to
 /// its column — the model and tools cut at the end, the directory in its middle (it keeps
 /// its last components) — and numbers aligned right.
 fn table_line(c: &[String; 10], width: usize) -> String {
-    let room = width - (TABLE_WIDTH - 3 * MIN_TEXT);
+    let room = width - FIXED_WIDTH;
     let model = room / 4;
     let tools = room * 2 / 5;
     let dir = room - model - tools;
