@@ -152,7 +152,7 @@ impl ArgsSummary {
     /// Reads arguments given as an object, or as a JSON string holding one (the
     /// `function` shape's `arguments`); anything else gives nothing.
     pub fn read(args: &RawValue) -> ArgsSummary {
-        serde_json::from_str::<Lenient>(args.get())
+        crate::input::json::from_str::<Lenient>(args.get())
             .map(|l| l.0)
             .unwrap_or_default()
     }

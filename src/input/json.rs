@@ -519,42 +519,76 @@ pub(crate) fn rfc3339_ms(s: &str) -> Option<u64> {
     u64::try_from(ms).ok()
 }
 
-/// Runs `$body` with `$de` a `serde_json::Deserializer` over `$line`: over the line as a
-/// `&str` when it is valid UTF-8, else over its bytes.
+/// Runs `$body` with `$de` a deserializer over `$line`, and gives its result.
 ///
-/// Why: over bytes, serde_json validates the UTF-8 of every string it decodes and of every
-/// `&RawValue` it keeps, one `from_utf8` each (13% of `tools --json`, whose raw arguments
-/// and results are most of each line). One SIMD pass over the whole line (`simdutf8`, tens
-/// of GB/s on the ASCII these logs are) proves it all at once, and serde's `&str` reader
-/// then validates nothing again. A line that is not valid UTF-8 takes the byte reader, as
-/// every line did before: serde reports a bad string where it decodes it and skips the
-/// bytes of strings it ignores, exactly as before — both readers parse valid UTF-8 alike,
-/// so the output is the same either way (`tests/reference.rs`).
+/// A line that is valid UTF-8 is read first by [`FastDe`](super::fast_de::FastDe), which
+/// skips unread values several times faster than serde_json; if it gives up (bad JSON, a
+/// type error, anything unusual), `$body` runs again over serde_json's `&str` reader, whose
+/// result and error message are the ones kept. A body that changes anything outside its
+/// result (appends text) names how to undo that before the second run: `undo { … }`.
+///
+/// Why `&str`: over bytes, serde_json validates the UTF-8 of every string it decodes and of
+/// every `&RawValue` it keeps, one `from_utf8` each (13% of `tools --json`, whose raw
+/// arguments and results are most of each line). One SIMD pass over the whole line
+/// (`simdutf8`, tens of GB/s on the ASCII these logs are) proves it all at once. A line
+/// that is not valid UTF-8 takes serde_json's byte reader: serde reports a bad string where
+/// it decodes it and skips the bytes of strings it ignores, as it always did — both readers
+/// parse valid UTF-8 alike, so the output is the same either way (`tests/reference.rs`).
 macro_rules! with_de {
-    ($line:expr, |$de:ident| $body:expr) => {{
+    ($line:expr, |$de:ident| $body:expr) => {
+        $crate::input::json::with_de!($line, undo {}, |$de| $body)
+    };
+    ($line:expr, undo $undo:block, |$de:ident| $body:expr) => {{
         let line: &[u8] = $line;
-        // `CURSOR_STREAM_REFERENCE=1` reads every line as bytes, as before: the reference
-        // test compares both readers' outputs.
-        match simdutf8::basic::from_utf8(line)
-            .ok()
-            .filter(|_| $crate::input::peek::fast_paths())
-        {
-            Some(s) => {
-                let mut $de = serde_json::Deserializer::from_str(s);
-                $body
-            }
-            None => {
+        match simdutf8::basic::from_utf8(line) {
+            Ok(text) => $crate::input::json::with_de!(str text, undo $undo, |$de| $body),
+            Err(_) => {
                 let mut $de = serde_json::Deserializer::from_slice(line);
                 $body
             }
         }
     }};
+    // Text already known to be UTF-8 (a `&RawValue`'s).
+    (str $text:expr, undo $undo:block, |$de:ident| $body:expr) => {{
+        let text: &str = $text;
+        // `CURSOR_STREAM_REFERENCE=1` reads every line with serde_json over bytes, as
+        // before: the reference test compares both readings' outputs.
+        if $crate::input::peek::fast_paths() {
+            // A closure, so that the body's `?` ends this attempt, not the caller.
+            #[allow(clippy::redundant_closure_call)]
+            let fast = (|| -> serde_json::Result<_> {
+                let mut $de = $crate::input::fast_de::FastDe::new(text);
+                $body
+            })();
+            match fast {
+                Ok(value) => Ok(value),
+                Err(_) => {
+                    $undo
+                    let mut $de = serde_json::Deserializer::from_str(text);
+                    $body
+                }
+            }
+        } else {
+            let mut $de = serde_json::Deserializer::from_slice(text.as_bytes());
+            $body
+        }
+    }};
 }
 pub(crate) use with_de;
 
-/// `crate::input::json::from_line`, through [`with_de`]: a valid UTF-8 line is read as a `&str`.
+/// One value of type `T` from a whole line (or any JSON text), through [`with_de`].
 pub(crate) fn from_line<'a, T: Deserialize<'a>>(line: &'a [u8]) -> serde_json::Result<T> {
     with_de!(line, |de| {
+        let value = T::deserialize(&mut de)?;
+        de.end()?;
+        Ok(value)
+    })
+}
+
+/// One value of type `T` from JSON text already proven UTF-8 (a `&RawValue`'s), through
+/// [`with_de`].
+pub(crate) fn from_str<'a, T: Deserialize<'a>>(text: &'a str) -> serde_json::Result<T> {
+    with_de!(str text, undo {}, |de| {
         let value = T::deserialize(&mut de)?;
         de.end()?;
         Ok(value)

@@ -1,6 +1,7 @@
 //! The input side, which knows no agent: opening the inputs, `--tee`, the line splitter,
 //! the reading thread and its cheap peek at each line's `type`.
 
+pub(crate) mod fast_de;
 pub(crate) mod json;
 pub(crate) mod lenient;
 pub mod line_buffer;

@@ -164,8 +164,8 @@ pub(super) fn read_stream_event<'a>(
         return Ok(ev);
     }
     text.truncate(start);
-    crate::input::json::with_de!(line, |de| {
-        let ev = de.deserialize_map(StreamSeed { text })?;
+    crate::input::json::with_de!(line, undo { text.truncate(start); }, |de| {
+        let ev = de.deserialize_map(StreamSeed { text: &mut *text })?;
         de.end()?;
         Ok(ev)
     })
@@ -496,7 +496,7 @@ pub(super) fn never_ran(meta: Option<&RawValue>, id: &str) -> bool {
         non_execution_kind: MaybeStr<'a>,
     }
     let Some(meta) = meta else { return false };
-    let Ok(list) = serde_json::from_str::<Vec<Meta>>(meta.get()) else {
+    let Ok(list) = crate::input::json::from_str::<Vec<Meta>>(meta.get()) else {
         return false;
     };
     list.iter()
@@ -505,7 +505,7 @@ pub(super) fn never_ran(meta: Option<&RawValue>, id: &str) -> bool {
 
 /// The text of a `tool_result` content: the string, or the first text block.
 pub(super) fn first_text(content: &RawValue) -> Option<String> {
-    if let Ok(s) = serde_json::from_str::<Cow<str>>(content.get()) {
+    if let Ok(s) = crate::input::json::from_str::<Cow<str>>(content.get()) {
         return Some(s.into_owned());
     }
     let mut found = None;
@@ -546,7 +546,7 @@ pub(super) fn structured_effect(structured: &RawValue) -> Effect {
         #[serde(borrow)]
         lines: Vec<MaybeStr<'a>>,
     }
-    let Ok(s) = serde_json::from_str::<Structured>(structured.get()) else {
+    let Ok(s) = crate::input::json::from_str::<Structured>(structured.get()) else {
         return Effect::default();
     };
     let mut effect = Effect::default();

@@ -41,7 +41,7 @@ use super::event::{
 };
 use super::tools::kind_of;
 use super::{Class, RawLine, Sink};
-use crate::input::json::{EachElement, KeyIn, MaybeStr, OptStr};
+use crate::input::json::{EachElement, KeyIn, MaybeStr, OptStr, plain_bytes};
 use crate::input::lenient::{Count, Num, Object};
 use crate::input::peek::{Head, NameId};
 use crate::out::diag::{Reading, reading};
@@ -205,10 +205,22 @@ impl<'de> Visitor<'de> for ItemVisitor {
 }
 
 fn read_item(raw: &RawValue) -> Result<Item<'_>, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_str(raw.get());
-    let item = de.deserialize_map(ItemVisitor)?;
-    de.end()?;
-    Ok(item)
+    crate::input::json::with_de!(str raw.get(), undo {}, |de| {
+        let item = de.deserialize_map(ItemVisitor)?;
+        de.end()?;
+        Ok(item)
+    })
+}
+
+/// The item's `type` in a line laid out as Codex writes it,
+/// `{"type":"item.completed","item":{"id":"item_2","type":"command_execution",…`, without
+/// a parse; `None` for any other layout (the line is then read in full).
+fn peek_item_type(line: &[u8]) -> Option<&str> {
+    let rest = line.strip_prefix(br#"{"type":"item.completed","item":{"id":""#)?;
+    let (_, rest) = plain_bytes(rest)?;
+    let rest = rest.strip_prefix(br#","type":""#)?;
+    let (kind, _) = plain_bytes(rest)?;
+    std::str::from_utf8(kind).ok()
 }
 
 /// The item types that are tool calls (the others are text, reasoning and warnings).
@@ -239,6 +251,15 @@ impl Codex {
         head: &Head,
         sink: &mut S,
     ) -> anyhow::Result<()> {
+        if head.name == NameId::ITEM_COMPLETED
+            && !sink.wants().has(Wants::TOOLS)
+            && peek_item_type(line.bytes).is_some_and(|kind| TOOL_ITEMS.contains(&kind))
+        {
+            // A tool's item (its command's output is most of a Codex log) is not read by a
+            // view that lists no tools, as such a view does not read Cursor's `tool_call`
+            // lines.
+            return Ok(());
+        }
         let ev: Line = match crate::input::json::from_line(line.bytes) {
             Ok(ev) => ev,
             Err(e) => {
@@ -496,7 +517,7 @@ fn error_message(error: &RawValue) -> Option<String> {
         #[serde(borrow, default)]
         message: MaybeStr<'a>,
     }
-    serde_json::from_str::<E>(error.get())
+    crate::input::json::from_str::<E>(error.get())
         .ok()?
         .message
         .0
@@ -515,7 +536,9 @@ fn result_text(result: &RawValue) -> Option<String> {
         #[serde(borrow, default)]
         text: MaybeStr<'a>,
     }
-    let content = serde_json::from_str::<R>(result.get()).ok()?.content?;
+    let content = crate::input::json::from_str::<R>(result.get())
+        .ok()?
+        .content?;
     let mut found = None;
     let mut de = serde_json::Deserializer::from_str(content.get());
     let _ = EachElement::new(|b: Block| {

@@ -231,7 +231,9 @@ impl<'a> Kept<'a> for &'a RawValue {
         Some(*self)
     }
     fn summary(&self) -> Option<Cow<'_, OutcomeSummary>> {
-        serde_json::from_str(self.get()).ok().map(Cow::Owned)
+        crate::input::json::from_str(self.get())
+            .ok()
+            .map(Cow::Owned)
     }
 }
 

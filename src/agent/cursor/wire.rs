@@ -139,8 +139,9 @@ fn timestamp<'a>(rest: &'a [u8], meta: &mut AssistantMeta) -> Option<&'a [u8]> {
 
 /// The full parse of an `assistant` event, whatever its key order and spacing.
 fn parse_assistant(line: &[u8], text: &mut Vec<u8>) -> Result<AssistantMeta, serde_json::Error> {
-    crate::input::json::with_de!(line, |de| {
-        let meta = AssistantSeed { text }.deserialize(&mut de)?;
+    let start = text.len();
+    crate::input::json::with_de!(line, undo { text.truncate(start); }, |de| {
+        let meta = AssistantSeed { text: &mut *text }.deserialize(&mut de)?;
         de.end()?;
         Ok(meta)
     })
@@ -317,8 +318,9 @@ pub enum ThinkingPhase {
 
 /// A `thinking` event: appends its `text` (top level, not under `message`) to `text`.
 pub fn read_thinking(line: &[u8], text: &mut Vec<u8>) -> Result<ThinkingPhase, serde_json::Error> {
-    crate::input::json::with_de!(line, |de| {
-        let subtype = ThinkingSeed { text }.deserialize(&mut de)?;
+    let start = text.len();
+    crate::input::json::with_de!(line, undo { text.truncate(start); }, |de| {
+        let subtype = ThinkingSeed { text: &mut *text }.deserialize(&mut de)?;
         de.end()?;
         Ok(subtype)
     })
@@ -412,7 +414,7 @@ impl ResultEvent<'_> {
 
     /// Token counts, when the CLI gave them (2026.06 on) in a readable shape.
     pub fn usage(&self) -> Option<Usage> {
-        serde_json::from_str(self.usage?.get()).ok()
+        crate::input::json::from_str(self.usage?.get()).ok()
     }
 }
 

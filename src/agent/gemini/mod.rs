@@ -104,7 +104,7 @@ struct ErrorObject<'a> {
 
 fn error_object(error: Option<&RawValue>) -> ErrorObject<'_> {
     error
-        .and_then(|e| serde_json::from_str(e.get()).ok())
+        .and_then(|e| crate::input::json::from_str(e.get()).ok())
         .unwrap_or_default()
 }
 
@@ -136,6 +136,15 @@ impl Gemini {
         sink: &mut S,
     ) -> anyhow::Result<()> {
         let what = Reading::of(head.name);
+        if matches!(head.name, NameId::TOOL_USE | NameId::TOOL_RESULT)
+            && !sink.wants().has(Wants::TOOLS)
+        {
+            // A view that lists no tools only needs to know that a tool round came (it
+            // ends the answer's segment), and the peek has told: the arguments and output,
+            // most of a Gemini log, are not read — as such a view does not read Cursor's
+            // `tool_call` lines.
+            return self.tool_round(sink.wants(), sink);
+        }
         let ev: Line = match crate::input::json::from_line(line.bytes) {
             Ok(ev) => ev,
             Err(e) if head.name == NameId::RESULT => {

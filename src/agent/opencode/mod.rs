@@ -324,7 +324,7 @@ impl OpenCode {
         let mut call = tools::call(part.call_id.0.or(part.id.0), tool, state.input, wants);
         call.at_ms = time.start.as_u64();
         let error = state.error.map(|e| {
-            serde_json::from_str::<String>(e.get()).unwrap_or_else(|_| e.get().to_owned())
+            crate::input::json::from_str::<String>(e.get()).unwrap_or_else(|_| e.get().to_owned())
         });
         let status = match state.status.as_deref() {
             Some("completed") => ToolStatus::success(),
