@@ -32,9 +32,11 @@ use super::event::{
 };
 use super::tools;
 use super::{Class, RawLine, Sink};
-use crate::input::json::{MaybeStr, rfc3339_ms};
+use crate::input::json::{
+    MaybeStr, append_escaped, is_string_text, plain_value, rfc3339_ms, string_body,
+};
 use crate::input::lenient::{Num, Object};
-use crate::input::peek::{Head, NameId};
+use crate::input::peek::{Head, NameId, fast_paths};
 use crate::out::diag::Reading;
 use crate::runs::Outcome;
 
@@ -60,6 +62,9 @@ pub(crate) struct Gemini {
     answered: bool,
     /// The text since the last tool round, for the final answer (with [`Wants::FINAL`]).
     last_segment: Vec<u8>,
+    /// A delta's text with its escapes decoded, by [`fast_message`] (reused, not
+    /// allocated per line).
+    decoded: Vec<u8>,
 }
 
 #[derive(Deserialize)]
@@ -108,6 +113,33 @@ fn error_object(error: Option<&RawValue>) -> ErrorObject<'_> {
         .unwrap_or_default()
 }
 
+/// A `message` laid out as Gemini CLI writes it, read without a parser:
+///
+/// ```text
+/// {"type":"message","timestamp":"<plain>","role":"<plain>","content":"<text>"}
+/// {"type":"message","timestamp":"<plain>","role":"<plain>","content":"<text>","delta":true}
+/// ```
+///
+/// Its role, and its content decoded as serde_json decodes it (into `decoded` when it has
+/// escapes); `None` for any other line (and for `\u` escapes), which is then parsed. Every
+/// string is checked as a JSON string is, so it agrees with the parser on every line it
+/// takes (`tests/reference.rs`).
+fn fast_message<'a>(line: &'a [u8], decoded: &'a mut Vec<u8>) -> Option<(&'a [u8], &'a [u8])> {
+    let rest = line.strip_prefix(br#"{"type":"message","timestamp":""#)?;
+    let (_, rest) = plain_value(rest)?;
+    let (role, rest) = plain_value(rest.strip_prefix(br#","role":""#)?)?;
+    let (body, escaped, rest) = string_body(rest.strip_prefix(br#","content":""#)?)?;
+    if !matches!(rest, b"}" | br#","delta":true}"# | br#","delta":false}"#) {
+        return None;
+    }
+    if !escaped {
+        return is_string_text(body).then_some((role, body));
+    }
+    decoded.clear();
+    append_escaped(body, decoded)?;
+    Some((role, &decoded[..]))
+}
+
 /// `result.stats`: `input_tokens` counts the cached ones, `input` does not (0.22+).
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -145,6 +177,17 @@ impl Gemini {
             // `tool_call` lines.
             return self.tool_round(sink.wants(), sink);
         }
+        if head.name == NameId::MESSAGE && fast_paths() {
+            let mut decoded = std::mem::take(&mut self.decoded);
+            let read = fast_message(line.bytes, &mut decoded).map(|(role, content)| match role {
+                b"assistant" => self.assistant(content, sink),
+                _ => Ok(()),
+            });
+            self.decoded = decoded;
+            if let Some(done) = read {
+                return done;
+            }
+        }
         let ev: Line = match crate::input::json::from_line(line.bytes) {
             Ok(ev) => ev,
             Err(e) if head.name == NameId::RESULT => {
@@ -170,21 +213,7 @@ impl Gemini {
                 })
             }
             NameId::MESSAGE if ev.role.as_deref() == Some("assistant") => {
-                let text = ev.content.as_deref().unwrap_or("");
-                let first = !std::mem::replace(&mut self.answered, true);
-                if first && text.starts_with(DEPRECATION) {
-                    if wants.has(Wants::NOTICES) {
-                        sink.event(Event::Notice(&Notice {
-                            kind: NoticeKind::Warning,
-                            text: Cow::Borrowed(text.trim_end()),
-                        }))?;
-                    }
-                    return Ok(());
-                }
-                if wants.has(Wants::FINAL) {
-                    self.last_segment.extend_from_slice(text.as_bytes());
-                }
-                sink.event(Event::Text(text.as_bytes()))
+                self.assistant(ev.content.as_deref().unwrap_or("").as_bytes(), sink)
             }
             NameId::TOOL_USE => {
                 self.tool_round(wants, sink)?;
@@ -292,6 +321,26 @@ impl Gemini {
         }
     }
 
+    /// An assistant delta (its text is UTF-8: read from a JSON string).
+    fn assistant<S: Sink>(&mut self, text: &[u8], sink: &mut S) -> anyhow::Result<()> {
+        let wants = sink.wants();
+        let first = !std::mem::replace(&mut self.answered, true);
+        if first && text.starts_with(DEPRECATION.as_bytes()) {
+            if wants.has(Wants::NOTICES) {
+                let text = String::from_utf8_lossy(text);
+                sink.event(Event::Notice(&Notice {
+                    kind: NoticeKind::Warning,
+                    text: Cow::Borrowed(text.trim_end()),
+                }))?;
+            }
+            return Ok(());
+        }
+        if wants.has(Wants::FINAL) {
+            self.last_segment.extend_from_slice(text);
+        }
+        sink.event(Event::Text(text))
+    }
+
     /// A tool round ends a segment: the answer is the text after the last one.
     fn tool_round<S: Sink>(&mut self, wants: Wants, sink: &mut S) -> anyhow::Result<()> {
         self.last_segment.clear();
@@ -299,5 +348,67 @@ impl Gemini {
             sink.event(Event::Segment)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whatever the content, the fast read of a message agrees with the parser: the same
+    /// role and text where it reads the line, and it never reads a line the parser refuses.
+    #[test]
+    fn fast_messages_agree_with_the_parser() {
+        let contents = [
+            "\"plain\"",
+            "\"line\\nbreak \\\"quoted\\\" back\\\\slash \\/ \\b\\f\\r\\t\"",
+            "\"caf\u{e9} \u{1f389}\"",
+            "\"\\u00e9\"",
+            "\"\\ud800\"",
+            "\"raw \u{1} control\"",
+            "\"raw \t tab\"",
+            "\"bad \\x escape\"",
+            "\"cut \\",
+            "\"\"",
+            "42",
+            "null",
+        ];
+        let ends = [
+            "}",
+            ",\"delta\":true}",
+            ",\"delta\":false}",
+            ",\"delta\":1}",
+            "} x",
+            "",
+        ];
+        let mut scratch = Vec::new();
+        let mut fast = 0;
+        for content in contents {
+            for end in ends {
+                for role in ["assistant", "user", "assi\\u0073tant", "bad \u{2} role"] {
+                    let line = format!(
+                        r#"{{"type":"message","timestamp":"2026-10-06T14:13:21.442Z","role":"{role}","content":{content}{end}"#
+                    );
+                    let parsed = serde_json::from_str::<Line>(&line).ok();
+                    let Some((got_role, got_text)) = fast_message(line.as_bytes(), &mut scratch)
+                    else {
+                        continue;
+                    };
+                    fast += 1;
+                    let parsed = parsed.unwrap_or_else(|| panic!("taken, but not JSON: {line}"));
+                    assert_eq!(
+                        Some(got_role),
+                        parsed.role.as_deref().map(str::as_bytes),
+                        "{line}"
+                    );
+                    assert_eq!(
+                        Some(got_text),
+                        parsed.content.as_deref().map(str::as_bytes),
+                        "{line}"
+                    );
+                }
+            }
+        }
+        assert!(fast >= 20, "{fast}");
     }
 }
