@@ -592,3 +592,44 @@ fn stats_takes_the_session_id_from_later_events_when_the_start_is_cut() {
         assert_eq!(rows[0]["status"], "success");
     }
 }
+
+/// A view that lists no tools does not read tool lines (that is what makes Codex `text`
+/// fast), so a tool line broken inside its content is not its concern; `check` and `tools`,
+/// which read them, report it with its line number. The answer is whole either way.
+#[test]
+fn a_broken_tool_line_is_reported_by_the_views_that_read_tools() {
+    let codex = "{\"type\":\"thread.started\",\"thread_id\":\"t1\"}\n\
+        {\"type\":\"turn.started\"}\n\
+        {\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"command_execution\",\"command\":\"ls\",\"aggregated_output\":\"a\\qb\",\"exit_code\":0,\"status\":\"completed\"}}\n\
+        {\"type\":\"item.completed\",\"item\":{\"id\":\"item_1\",\"type\":\"agent_message\",\"text\":\"done\"}}\n\
+        {\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"cached_input_tokens\":0,\"output_tokens\":1}}\n";
+    let gemini = "{\"type\":\"init\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"session_id\":\"s1\",\"model\":\"gemini-2.5-pro\"}\n\
+        {\"type\":\"tool_use\",\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"tool_name\":\"list_directory\",\"tool_id\":\"t-1\",\"parameters\":{\"dir_path\":\"a\\qb\"}}\n\
+        {\"type\":\"tool_result\",\"timestamp\":\"2026-01-01T00:00:02.000Z\",\"tool_id\":\"t-1\",\"status\":\"success\",\"output\":\"x\"}\n\
+        {\"type\":\"message\",\"timestamp\":\"2026-01-01T00:00:03.000Z\",\"role\":\"assistant\",\"content\":\"done\",\"delta\":true}\n\
+        {\"type\":\"result\",\"timestamp\":\"2026-01-01T00:00:04.000Z\",\"status\":\"success\",\"stats\":{\"total_tokens\":2,\"input_tokens\":1,\"output_tokens\":1,\"duration_ms\":4,\"tool_calls\":1}}\n";
+    let dir = tempfile::tempdir().unwrap();
+    for (agent, log, line) in [("codex", codex, 3), ("gemini", gemini, 2)] {
+        let file = dir.path().join(format!("{agent}.ndjson"));
+        std::fs::write(&file, log).unwrap();
+        let at = format!("{agent}.ndjson:{line}:");
+
+        let (code, out, err) = output(&["text"], &file);
+        assert_eq!((code, out.as_slice()), (0, &b"done"[..]), "{agent}: {err}");
+        assert!(err.is_empty(), "{agent}: text read a tool line: {err}");
+
+        let (code, out, err) = output(&["check"], &file);
+        let report = String::from_utf8_lossy(&out).into_owned() + &err;
+        assert_eq!(code, 1, "{agent}: {report}");
+        assert!(
+            report.contains(&at) && report.contains("invalid escape"),
+            "{agent}: {report}"
+        );
+
+        let (_, _, err) = output(&["tools"], &file);
+        assert!(
+            err.contains(&at) && err.contains("invalid escape"),
+            "{agent}: {err}"
+        );
+    }
+}
