@@ -326,6 +326,21 @@ impl<'de> de::Deserializer<'de> for &mut FastDe<'de> {
     }
 }
 
+impl FastDe<'_> {
+    /// Before an array's element or an object's member: `true` at the `close` byte,
+    /// else steps over the comma that must separate it from the one before.
+    fn next_item(&mut self, close: u8, first: &mut bool) -> Result<bool> {
+        match self.peek_ws().ok_or_else(give_up)? {
+            c if c == close => return Ok(true),
+            b',' if !*first => self.at += 1,
+            _ if *first => {}
+            _ => return Err(give_up()),
+        }
+        *first = false;
+        Ok(false)
+    }
+}
+
 /// The elements of an array (serde_json's `SeqAccess`).
 struct Elements<'a, 'de> {
     de: &'a mut FastDe<'de>,
@@ -336,13 +351,9 @@ impl<'de> de::SeqAccess<'de> for Elements<'_, 'de> {
     type Error = Error;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        match self.de.peek_ws().ok_or_else(give_up)? {
-            b']' => return Ok(None),
-            b',' if !self.first => self.de.at += 1,
-            _ if self.first => {}
-            _ => return Err(give_up()),
+        if self.de.next_item(b']', &mut self.first)? {
+            return Ok(None);
         }
-        self.first = false;
         // After a comma a value must follow, not `]`: the value's reader checks.
         seed.deserialize(&mut *self.de).map(Some)
     }
@@ -358,13 +369,9 @@ impl<'de> de::MapAccess<'de> for Members<'_, 'de> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        match self.de.peek_ws().ok_or_else(give_up)? {
-            b'}' => return Ok(None),
-            b',' if !self.first => self.de.at += 1,
-            _ if self.first => {}
-            _ => return Err(give_up()),
+        if self.de.next_item(b'}', &mut self.first)? {
+            return Ok(None);
         }
-        self.first = false;
         seed.deserialize(Key { de: &mut *self.de }).map(Some)
     }
 
