@@ -851,13 +851,14 @@ mod tests {
             }
         }
         assert!(!files.is_empty());
-        let mut fast_lines = 0;
+        let (mut lines, mut fast_lines) = (0, 0);
         for path in files {
             let Ok(text) = std::fs::read_to_string(&path) else {
                 continue;
             };
             for line in text.lines() {
                 agrees(line);
+                lines += 1;
                 fast_lines += usize::from(fast::<serde_json::Value>(line).is_some());
                 for cut in [line.len() / 3, line.len() / 2, line.len().saturating_sub(2)] {
                     if let Some(part) = line.get(..cut) {
@@ -866,8 +867,9 @@ mod tests {
                 }
             }
         }
-        // The fast reader does read real lines (it does not just give up on everything).
-        assert!(fast_lines > 1000, "{fast_lines}");
+        // The fast reader does read real lines (it does not just give up on everything): most
+        // of them, with or without the captures (a clean clone has only the fixtures).
+        assert!(fast_lines * 10 > lines * 7, "{fast_lines} of {lines}");
     }
 
     /// Random byte soup made of JSON's pieces: whatever is generated, the fast reader agrees
