@@ -153,6 +153,16 @@ impl<'de> FastDe<'de> {
         }
     }
 
+    /// The end of an array or object: its closing byte, one level up.
+    fn leave(&mut self, close: u8) -> Result<()> {
+        self.depth -= 1;
+        if self.peek_ws() != Some(close) {
+            return Err(give_up());
+        }
+        self.at += 1;
+        Ok(())
+    }
+
     fn visit_seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         self.enter()?;
         self.at += 1;
@@ -160,14 +170,8 @@ impl<'de> FastDe<'de> {
             de: self,
             first: true,
         })?;
-        self.depth -= 1;
-        match self.peek_ws() {
-            Some(b']') => {
-                self.at += 1;
-                Ok(value)
-            }
-            _ => Err(give_up()),
-        }
+        self.leave(b']')?;
+        Ok(value)
     }
 
     fn visit_map<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
@@ -177,14 +181,8 @@ impl<'de> FastDe<'de> {
             de: self,
             first: true,
         })?;
-        self.depth -= 1;
-        match self.peek_ws() {
-            Some(b'}') => {
-                self.at += 1;
-                Ok(value)
-            }
-            _ => Err(give_up()),
-        }
+        self.leave(b'}')?;
+        Ok(value)
     }
 }
 
