@@ -522,7 +522,7 @@ pub(crate) fn rfc3339_ms(s: &str) -> Option<u64> {
 /// Runs `$body` with `$de` a deserializer over `$line`, and gives its result.
 ///
 /// A line that is valid UTF-8 is read first by [`FastDe`](super::fast_de::FastDe), which
-/// skips unread values several times faster than serde_json; if it gives up (bad JSON, a
+/// skips unread values faster than serde_json; if it gives up (bad JSON, a
 /// type error, anything unusual), `$body` runs again over serde_json's `&str` reader, whose
 /// result and error message are the ones kept. A body that changes anything outside its
 /// result (appends text) names how to undo that before the second run: `undo { … }`.
