@@ -16,7 +16,9 @@
 //! terminals (a terminal's cleaning and fitting keep state across inputs), without
 //! `--tee`, `--strict` or `--line-buffered`: the rest reads the inputs one after another.
 
+use std::cell::RefCell;
 use std::io::{self, Write};
+use std::rc::Rc;
 use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
@@ -41,10 +43,13 @@ pub(crate) enum Piece {
     },
 }
 
-/// Pieces a worker may write ahead of the main thread, per input: most are a full output
-/// buffer (128 KiB), so about 512 KiB waits per worker at most (more only for a longer
-/// line).
+/// Pieces a worker may write ahead of the main thread, per input: all but the last are
+/// at least [`PIECE`] bytes (or end where the other stream or a message begins), so about
+/// 512 KiB waits per worker at most (more only for a longer line).
 const AHEAD: usize = 4;
+
+/// The size a worker's output is gathered to before it is sent as one piece.
+const PIECE: usize = 128 * 1024;
 
 /// A worker's read buffers: half the usual 1 MiB, so that two workers' buffers (three
 /// each in circulation, see `input::reader`) keep the peak near the sequential reading's
@@ -206,18 +211,19 @@ fn read_one<V: View>(
             };
         }
     };
+    let pieces = Pieces::new(to);
     let out = Output::new(
         Box::new(PieceWriter {
-            to: to.clone(),
+            pieces: pieces.clone(),
             err: false,
         }),
         Box::new(PieceWriter {
-            to: to.clone(),
+            pieces: pieces.clone(),
             err: true,
         }),
         mode,
     );
-    let ctx = Ctx::new(out, Diag::deferred(config.strict, config.quiet, to));
+    let ctx = Ctx::new(out, Diag::deferred(config.strict, config.quiet, pieces));
     let mut dispatcher = Dispatcher::new(ViewHandler::new(view, ctx), config.max_line)
         .agent(config.agent)
         .buffer_size(WORKER_BUFFER);
@@ -235,30 +241,163 @@ fn read_one<V: View>(
     }
 }
 
-/// One of a worker's output streams: each write becomes a piece.
-struct PieceWriter {
+/// A worker's two output streams and its deferred messages, in the order they were
+/// written, gathered into pieces of [`PIECE`] bytes.
+///
+/// The views flush their output whenever no input line is waiting, which on a worker is
+/// often. Sent as they came, those flushes made small pieces: a later input's worker
+/// filled its [`AHEAD`] pieces at once and waited for the earlier input to end, so the
+/// workers took turns instead of running side by side (8 files, `stats --json`: 1.01×
+/// faster than one file after another; both cores 60 % busy).
+#[derive(Clone)]
+pub(crate) struct Pieces(Rc<RefCell<Gathered>>);
+
+struct Gathered {
     to: SyncSender<Piece>,
+    held: Vec<u8>,
+    /// What `held` is: stderr's bytes, or stdout's.
+    held_err: bool,
+}
+
+impl Pieces {
+    fn new(to: SyncSender<Piece>) -> Pieces {
+        Pieces(Rc::new(RefCell::new(Gathered {
+            to,
+            held: Vec::new(),
+            held_err: false,
+        })))
+    }
+
+    fn write(&self, err: bool, bytes: &[u8]) -> io::Result<()> {
+        let mut g = self.0.borrow_mut();
+        if g.held_err != err {
+            g.send_held()?;
+            g.held_err = err;
+        }
+        g.held.extend_from_slice(bytes);
+        if g.held.len() >= PIECE {
+            g.send_held()?;
+        }
+        Ok(())
+    }
+
+    /// A summarised message, after everything written before it.
+    pub(crate) fn diag(&self, kind: &'static str, label: String, msg: String) {
+        let mut g = self.0.borrow_mut();
+        if g.send_held().is_ok() {
+            let _ = g.to.send(Piece::Diag { kind, label, msg });
+        }
+    }
+}
+
+impl Gathered {
+    /// The main thread is gone (it stopped on an error): as a closed pipe.
+    fn send_held(&mut self) -> io::Result<()> {
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        let bytes = std::mem::replace(&mut self.held, Vec::with_capacity(PIECE));
+        let piece = if self.held_err {
+            Piece::Err(bytes)
+        } else {
+            Piece::Out(bytes)
+        };
+        self.to
+            .send(piece)
+            .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))
+    }
+}
+
+impl Drop for Gathered {
+    /// The input is read (the output, the message and the view are dropped): the rest.
+    fn drop(&mut self) {
+        let _ = self.send_held();
+    }
+}
+
+/// One of a worker's output streams.
+struct PieceWriter {
+    pieces: Pieces,
     err: bool,
 }
 
 impl Write for PieceWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        let piece = if self.err {
-            Piece::Err(buf.to_vec())
-        } else {
-            Piece::Out(buf.to_vec())
-        };
-        // The main thread is gone (it stopped on an error): as a closed pipe.
-        self.to
-            .send(piece)
-            .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))?;
+        self.pieces.write(self.err, buf)?;
         Ok(buf.len())
     }
 
+    /// Nothing: the pieces are sent when full, when the other stream or a message
+    /// begins, and at the end of the input.
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn received(from: &Receiver<Piece>) -> Vec<(char, Vec<u8>)> {
+        from.try_iter()
+            .map(|piece| match piece {
+                Piece::Out(b) => ('o', b),
+                Piece::Err(b) => ('e', b),
+                Piece::Diag { msg, .. } => ('d', msg.into_bytes()),
+            })
+            .collect()
+    }
+
+    /// A view flushing after every line must not make a piece of every flush: the later
+    /// inputs' workers would fill their few pieces at once and wait.
+    #[test]
+    fn flushed_output_is_sent_in_large_pieces() {
+        let (to, from) = sync_channel(64);
+        let pieces = Pieces::new(to);
+        let mut out = PieceWriter {
+            pieces: pieces.clone(),
+            err: false,
+        };
+        let line = [b'x'; 100];
+        for _ in 0..3000 {
+            out.write_all(&line).unwrap();
+            out.flush().unwrap();
+        }
+        drop(out);
+        drop(pieces);
+        let got = received(&from);
+        assert_eq!(
+            got.len(),
+            300_000 / PIECE + 1,
+            "pieces of {PIECE} bytes and the rest"
+        );
+        assert!(got[..got.len() - 1].iter().all(|(_, b)| b.len() >= PIECE));
+        assert_eq!(got.iter().map(|(_, b)| b.len()).sum::<usize>(), 300_000);
+    }
+
+    /// What is gathered goes before the other stream's bytes and before a message.
+    #[test]
+    fn the_streams_and_the_messages_keep_their_order() {
+        let (to, from) = sync_channel(64);
+        let pieces = Pieces::new(to);
+        let writer = |err| PieceWriter {
+            pieces: pieces.clone(),
+            err,
+        };
+        let (mut out, mut err) = (writer(false), writer(true));
+        out.write_all(b"a").unwrap();
+        out.write_all(b"b").unwrap();
+        err.write_all(b"c").unwrap();
+        pieces.diag("kind", "f:1".into(), "d".into());
+        out.write_all(b"e").unwrap();
+        drop((out, err, pieces));
+        let got = received(&from);
+        let want: Vec<(char, Vec<u8>)> = vec![
+            ('o', b"ab".to_vec()),
+            ('e', b"c".to_vec()),
+            ('d', b"d".to_vec()),
+            ('o', b"e".to_vec()),
+        ];
+        assert_eq!(got, want);
     }
 }

@@ -67,7 +67,7 @@ pub struct Diag {
     /// On a worker reading one of several inputs (`crate::parallel`): every summarised
     /// message goes to the main thread, which counts it with those of the earlier inputs
     /// (the first few of a kind shown, the rest summed up), as one `Diag` would have.
-    defer: Option<std::sync::mpsc::SyncSender<crate::parallel::Piece>>,
+    defer: Option<crate::parallel::Pieces>,
 }
 
 impl Diag {
@@ -83,12 +83,8 @@ impl Diag {
         }
     }
 
-    /// A worker's `Diag`: summarised messages are sent on `to`, in order with the output.
-    pub(crate) fn deferred(
-        strict: bool,
-        quiet: bool,
-        to: std::sync::mpsc::SyncSender<crate::parallel::Piece>,
-    ) -> Diag {
+    /// A worker's `Diag`: summarised messages go with the output to `to`, in order.
+    pub(crate) fn deferred(strict: bool, quiet: bool, to: crate::parallel::Pieces) -> Diag {
         Diag {
             defer: Some(to),
             ..Diag::new(strict, quiet)
@@ -212,11 +208,7 @@ impl Diag {
             // What the output holds so far goes first, so that the message keeps its
             // place between the two streams.
             let _ = out.flush();
-            let _ = to.send(crate::parallel::Piece::Diag {
-                kind,
-                label: label.to_string(),
-                msg: std::mem::take(&mut self.msg),
-            });
+            to.diag(kind, label.to_string(), std::mem::take(&mut self.msg));
             return;
         }
         let n = match self.seen.iter_mut().find(|(k, _)| *k == kind) {
