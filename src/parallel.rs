@@ -162,11 +162,17 @@ fn gather<V: View>(
     let mut runs = Runs::default();
     let mut unopened = false;
     for (from, done) in pieces.iter().zip(dones) {
-        let ctx = &mut handler.ctx;
+        let mut first_out = true;
         // Ends when the worker dropped its senders: the input is read.
         for piece in from {
+            let ctx = &mut handler.ctx;
             match piece {
-                Piece::Out(bytes) => ctx.out.write_out(&bytes)?,
+                Piece::Out(bytes) => {
+                    if std::mem::take(&mut first_out) {
+                        handler.view.before_forked_output(ctx)?;
+                    }
+                    ctx.out.write_out(&bytes)?
+                }
                 Piece::Err(bytes) => ctx.out.write_err(&bytes),
                 Piece::Diag { kind, label, msg } => {
                     ctx.diag.replay(&mut ctx.out, kind, &label, msg)
@@ -176,6 +182,7 @@ fn gather<V: View>(
         let done = done
             .recv()
             .map_err(|_| anyhow::anyhow!("a worker reading the inputs stopped"))?;
+        let ctx = &mut handler.ctx;
         if let Some(message) = done.unopened {
             ctx.out.begin_err_block();
             ctx.out.write_err(message.as_bytes());

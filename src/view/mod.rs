@@ -189,6 +189,13 @@ pub(crate) trait View: Send {
         Self: Sized,
     {
     }
+
+    /// Before the first bytes a [`View::fork`] copy wrote to stdout for an input, in
+    /// argument order: what one view reading every input would have written before them
+    /// (the table's header before the first row).
+    fn before_forked_output(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
+        Ok(())
+    }
 }
 
 /// A view with what it writes through: the [`Handler`] the engine drives for the CLI.

@@ -156,7 +156,16 @@ impl StatsView {
     }
 
     fn add_to_totals(&mut self) {
-        let (run, t) = (&self.run, &mut self.totals);
+        add_run(&mut self.totals, &self.run);
+        if let Some(u) = &self.usage {
+            self.total_usage.get_or_insert_with(Usage::default).add(u);
+        }
+    }
+}
+
+/// Adds `run`'s numbers to `t`, the totals.
+fn add_run(t: &mut RunStats, run: &RunStats) {
+    {
         t.duration_ms = match (t.duration_ms, run.duration_ms) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),
@@ -170,9 +179,6 @@ impl StatsView {
         }
         for (k, n) in &run.tools.by_status {
             *t.tools.by_status.entry(k.clone()).or_default() += n;
-        }
-        if let Some(u) = &self.usage {
-            self.total_usage.get_or_insert_with(Usage::default).add(u);
         }
     }
 }
@@ -190,10 +196,32 @@ impl View for StatsView {
         ExitStatus::SUCCESS
     }
 
-    /// With `--json`, one object per run and nothing at the end: inputs can be read apart.
-    /// (The table's header and totals span inputs: one view reads them in turn.)
+    /// One row (or object) per run, written as the run ends: inputs can be read apart. The
+    /// copies write no header (the view writes it before the first row of all, see
+    /// [`View::before_forked_output`]) and their totals are summed up by [`View::merge`].
+    /// (Forked only to a stdout that is not a terminal: the piped table's rows.)
     fn fork(&self) -> Option<Self> {
-        self.opts.json.then(|| StatsView::new(self.opts.clone()))
+        let mut copy = StatsView::new(self.opts.clone());
+        copy.header_written = true;
+        Some(copy)
+    }
+
+    fn merge(&mut self, later: Self) {
+        add_run(&mut self.totals, &later.totals);
+        if let Some(u) = &later.total_usage {
+            self.total_usage.get_or_insert_with(Usage::default).add(u);
+        }
+        for (status, n) in later.runs_by_status {
+            *self.runs_by_status.entry(status).or_default() += n;
+        }
+    }
+
+    fn before_forked_output(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if !self.opts.json && !self.header_written {
+            self.header_written = true;
+            ctx.out.write_out(header_line().as_bytes())?;
+        }
+        Ok(())
     }
 
     fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
