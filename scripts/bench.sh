@@ -111,6 +111,20 @@ for args in "stats --json" "stats" "tools" "tools --json" "events --count --type
     --export-json "$RESULTS/many-$m-seq.json" "for f in ${PARTS[*]}; do $BIN $args \$f; done" >/dev/null
   echo "$args" >"$RESULTS/many-$m-job"
 done
+echo "== one file split in two" >&2
+# What splitting one file across the two cores could buy at best: its two halves (cut at
+# a line boundary) read by two processes at once, nothing shared, against the whole file.
+for what in "tools --json|$LOG" "stats --json|$LOG" "text|$DELTAS"; do
+  IFS='|' read -r args file <<<"$what"
+  [ -s "$file.half-00" ] || split -n l/2 -d -a 2 "$file" "$file.half-"
+  m=$((m + 1))
+  hyperfine -i --warmup 1 --runs "$RUNS" --output=null \
+    --export-json "$RESULTS/halves-$m-two.json" \
+    "$BIN $args $file.half-00 >/dev/null & $BIN $args $file.half-01 >/dev/null; wait" >/dev/null
+  hyperfine -i -N --warmup 1 --runs "$RUNS" --output=null \
+    --export-json "$RESULTS/halves-$m-one.json" "$BIN $args $file" >/dev/null
+  echo "$args|$(basename "$file")" >"$RESULTS/halves-$m-job"
+done
 echo "== wc -l" >&2
 hyperfine -N --warmup 1 --runs "$RUNS" --output=null \
   --export-json "$RESULTS/wc.json" "wc -l $LOG" >/dev/null
@@ -204,6 +218,16 @@ while os.path.exists(os.path.join(results, f"many-{m}-job")):
     apart = mean(os.path.join(results, f"many-{m}-seq.json"))
     print(f"| `{args}` | {together:.2f} s | {apart:.2f} s | {apart / together:.2f}× |")
     m += 1
+print()
+wc = mean(os.path.join(results, "wc.json"))
+print("| one file split in two | the whole file | its halves, two processes at once | vs `wc -l` |")
+print("|---|---|---|---|")
+for job in sorted(glob.glob(os.path.join(results, "halves-*-job")), key=lambda p: int(p.split("-")[-2])):
+    m = job.split("-")[-2]
+    args, name = open(job).read().strip().split("|")
+    one = mean(os.path.join(results, f"halves-{m}-one.json"))
+    two = mean(os.path.join(results, f"halves-{m}-two.json"))
+    print(f"| `{args}` on {name} | {one:.2f} s | {two:.2f} s | {wc / one:.2f} → {wc / two:.2f} |")
 print()
 for key, what in (("transcript", "Markdown"), ("transcript_--html", "HTML")):
     secs = mean(os.path.join(results, f"{key}.json"))
