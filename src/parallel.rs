@@ -316,7 +316,7 @@ impl Gathered {
 }
 
 impl Drop for Gathered {
-    /// The input is read (the output, the message and the view are dropped): the rest.
+    /// The worker's output and `Diag` are gone, the input read: what is left goes.
     fn drop(&mut self) {
         let _ = self.send_held();
     }
