@@ -2,13 +2,14 @@
 //!
 //! Each input holds whole runs, so a view whose output for an input owes nothing to the
 //! earlier inputs ([`View::fork`]) can read every input with a copy of itself on a worker
-//! thread. A worker writes its output and diagnostics as [`Piece`]s into a small bounded
-//! channel of that input's own; the main thread drains the channels in argument order,
+//! thread. A worker writes its output and diagnostics as [`Piece`]s (its output gathered
+//! to [`PIECE`] bytes, see [`Pieces`]) into a small bounded channel of that input's own;
+//! the main thread drains the channels in argument order,
 //! writes the pieces, counts the diagnostics with one [`Diag`] (the first few of a kind
 //! shown, the rest summed up at the end, as when one view reads everything), merges each
 //! copy's state into the view ([`View::merge`]) and the runs for the exit status, then
 //! finishes as the sequential reading does. A worker that got ahead waits on its full
-//! channel: memory stays bounded (about [`AHEAD`] output buffers a worker), whatever the
+//! channel: memory stays bounded (about [`AHEAD`] pieces a worker), whatever the
 //! sizes of the inputs. The bytes are those of the sequential reading (`tests/reference.rs`
 //! compares both).
 //!
