@@ -265,24 +265,23 @@ fn phase_cut(out: &mut String, cut: usize) {
 }
 
 impl Render for Html {
-    fn section(&self, run: &Run, detail: Detail) -> String {
-        let mut out = String::new();
+    fn section(&self, run: &Run, detail: Detail, out: &mut String) {
         let status = run.status_word();
         let _ = write!(
             out,
             "<section class=\"run\" id=\"run-{}\" aria-labelledby=\"run-{}-title\">\n<h2 id=\"run-{}-title\"><span class=\"badge {status}\">{status}</span> Run {} · ",
             run.number, run.number, run.number, run.number
         );
-        esc(&mut out, run.info.agent.name());
+        esc(out, run.info.agent.name());
         if let Some(model) = &run.info.model {
             out.push_str(" · ");
-            esc(&mut out, &escape::one_line(model));
+            esc(out, &escape::one_line(model));
         }
         out.push_str("</h2>\n");
         let figures = run.figures();
         if !figures.is_empty() {
             out.push_str("<p class=\"figures\">");
-            esc(&mut out, &figures.join(" · "));
+            esc(out, &figures.join(" · "));
             out.push_str("</p>\n");
         }
         out.push_str("<p class=\"meta\">");
@@ -309,7 +308,7 @@ impl Render for Html {
             Some(Outcome::Succeeded) => {}
             Some(outcome @ (Outcome::Failed { .. } | Outcome::Unreadable)) => {
                 out.push_str("<p class=\"failure\" role=\"note\"><strong>");
-                esc(&mut out, &escape::one_line(&outcome.to_string()));
+                esc(out, &escape::one_line(&outcome.to_string()));
                 out.push_str("</strong></p>\n");
             }
             Some(Outcome::NoEnd) | None => out.push_str(
@@ -317,7 +316,7 @@ impl Render for Html {
             ),
         }
         if detail >= Detail::Calls {
-            timeline_html(&mut out, run, &timeline::layout(run));
+            timeline_html(out, run, &timeline::layout(run));
         }
         out.push_str("<ol class=\"events\">\n");
         let mut unlisted = run.calls_unlisted;
@@ -325,8 +324,8 @@ impl Render for Html {
             match item {
                 Item::Answer(phase) => {
                     out.push_str("<li class=\"answer\">");
-                    answer::html(&phase.text, &mut out);
-                    phase_cut(&mut out, phase.cut);
+                    answer::html(&phase.text, out);
+                    phase_cut(out, phase.cut);
                     out.push_str("</li>\n");
                 }
                 Item::Thinking(phase) => {
@@ -336,14 +335,14 @@ impl Render for Html {
                         escape::size(phase.text.len() + phase.cut)
                     );
                     if detail == Detail::Full {
-                        answer::html(&phase.text, &mut out);
-                        phase_cut(&mut out, phase.cut);
+                        answer::html(&phase.text, out);
+                        phase_cut(out, phase.cut);
                     } else {
                         out.push_str("<p class=\"cut\">Left out to keep the page light.</p>");
                     }
                     out.push_str("</div></details></li>\n");
                 }
-                Item::Call(i) if detail >= Detail::Calls => call_html(&mut out, run, *i, detail),
+                Item::Call(i) if detail >= Detail::Calls => call_html(out, run, *i, detail),
                 Item::Call(_) => unlisted += 1,
                 Item::Notice(kind, what) => {
                     let kind = match kind {
@@ -353,7 +352,7 @@ impl Render for Html {
                         NoticeKind::Error => "error",
                     };
                     let _ = write!(out, "<li class=\"notice {kind}\">{kind}: ");
-                    esc(&mut out, what);
+                    esc(out, what);
                     out.push_str("</li>\n");
                 }
             }
@@ -366,7 +365,6 @@ impl Render for Html {
             );
         }
         out.push_str("</section>\n");
-        out
     }
 
     fn document(&self, doc: &Document<'_>) -> (String, String) {

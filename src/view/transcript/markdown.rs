@@ -220,14 +220,13 @@ fn end_calls(out: &mut String, in_calls: &mut bool) {
 }
 
 impl Render for Markdown {
-    fn section(&self, run: &Run, detail: Detail) -> String {
-        let mut out = String::new();
+    fn section(&self, run: &Run, detail: Detail, out: &mut String) {
         let status = run.status_word();
         let _ = write!(out, "## {} Run {} · ", run_mark(status), run.number);
-        text(&mut out, run.info.agent.name());
+        text(out, run.info.agent.name());
         if let Some(model) = &run.info.model {
             out.push_str(" · ");
-            text(&mut out, model);
+            text(out, model);
         }
         let _ = writeln!(out, " — {status}\n");
 
@@ -249,7 +248,7 @@ impl Render for Markdown {
             Some(Outcome::Succeeded) => {}
             Some(outcome @ (Outcome::Failed { .. } | Outcome::Unreadable)) => {
                 out.push_str("> ❌ **");
-                text(&mut out, &upper_first(&outcome.to_string()));
+                text(out, &upper_first(&outcome.to_string()));
                 out.push_str("**\n\n");
             }
             Some(Outcome::NoEnd) | None => {
@@ -262,18 +261,18 @@ impl Render for Markdown {
         for item in &run.items {
             match item {
                 Item::Answer(phase) => {
-                    end_calls(&mut out, &mut in_calls);
+                    end_calls(out, &mut in_calls);
                     if !phase.text.is_empty() || phase.cut > 0 {
-                        model_text(&mut out, phase);
+                        model_text(out, phase);
                         out.push('\n');
                     }
                 }
                 Item::Thinking(phase) => {
-                    end_calls(&mut out, &mut in_calls);
+                    end_calls(out, &mut in_calls);
                     let size = escape::size(phase.text.len() + phase.cut);
                     let _ = write!(out, "<details><summary>💭 Thinking · {size}</summary>\n\n");
                     if detail == Detail::Full {
-                        model_text(&mut out, phase);
+                        model_text(out, phase);
                     } else {
                         out.push_str("_Left out to stay within the size limit._\n");
                     }
@@ -283,7 +282,7 @@ impl Render for Markdown {
                     if !in_calls {
                         in_calls = true;
                     }
-                    call(&mut out, run, &run.calls[*i], detail);
+                    call(out, run, &run.calls[*i], detail);
                     if detail == Detail::Full && out.ends_with("</details>\n") {
                         out.push('\n');
                         in_calls = false;
@@ -291,19 +290,19 @@ impl Render for Markdown {
                 }
                 Item::Call(_) => unlisted += 1,
                 Item::Notice(kind, what) => {
-                    end_calls(&mut out, &mut in_calls);
+                    end_calls(out, &mut in_calls);
                     let sign = match kind {
                         NoticeKind::Retry | NoticeKind::Recovered => "↻",
                         NoticeKind::Warning => "⚠️",
                         NoticeKind::Error => "❌",
                     };
                     let _ = write!(out, "> {sign} ");
-                    text(&mut out, what);
+                    text(out, what);
                     out.push_str("\n\n");
                 }
             }
         }
-        end_calls(&mut out, &mut in_calls);
+        end_calls(out, &mut in_calls);
         for note in run.left_out(unlisted) {
             let _ = writeln!(
                 out,
@@ -325,7 +324,6 @@ impl Render for Markdown {
                 words::count(dropped as u64, "call", "calls")
             );
         }
-        out
     }
 
     fn document(&self, doc: &Document<'_>) -> (String, String) {

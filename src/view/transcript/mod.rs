@@ -81,9 +81,10 @@ impl Limits {
         }
         if opts.html {
             // A page a browser opens at once, whatever the log: the outputs a reader
-            // scrolls through, not megabytes of them.
+            // scrolls through, not megabytes of them. The page is kept to the end (its
+            // table of runs comes first): 5 MiB keeps the peak under 16 MiB.
             Limits {
-                total: 8 << 20,
+                total: 5 << 20,
                 table: 1 << 20,
                 keep: Keep {
                     block_lines: 200,
@@ -374,9 +375,9 @@ impl Row {
 
 /// A renderer: Markdown or HTML.
 pub(crate) trait Render {
-    /// A run's section. `details`: with the calls' arguments and output (as kept);
-    /// `calls`: with the calls listed at all.
-    fn section(&self, run: &Run, detail: Detail) -> String;
+    /// Appends a run's section to `out`. `details`: with the calls' arguments and output
+    /// (as kept); `calls`: with the calls listed at all.
+    fn section(&self, run: &Run, detail: Detail, out: &mut String);
     /// The document around the sections: what comes before them (the page's head, the
     /// table of runs) and after them (the notes), so the sections are written as they are
     /// kept, never copied.
@@ -667,14 +668,17 @@ impl TranscriptView {
             .saturating_sub(self.limits.table.min(self.limits.total / 4))
             .saturating_sub(self.sections.len());
         let mut shown = false;
+        // Rendered where it is kept, and taken back when it does not fit: a section is
+        // never held twice (a run's page can be megabytes).
+        let start = self.sections.len();
         for detail in [Detail::Full, Detail::Calls, Detail::Answer] {
-            let section = render.section(&run, detail);
-            if section.len() <= room {
+            render.section(&run, detail, &mut self.sections);
+            if self.sections.len() - start <= room {
                 self.cut |= detail != Detail::Full && !run.calls.is_empty();
-                self.sections.push_str(&section);
                 shown = true;
                 break;
             }
+            self.sections.truncate(start);
         }
         if !shown {
             self.runs_unshown += 1;
