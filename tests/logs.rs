@@ -410,6 +410,36 @@ fn check_reports_each_problem_with_its_line() {
     assert_eq!(records[0]["kind"], "completion_without_start");
 }
 
+/// A log where every line has a type of its own: `check` lists the first hundred names and
+/// counts the rest, so that neither its memory nor its summary grows with the log.
+#[test]
+fn check_lists_a_bounded_number_of_unknown_types() {
+    let mut input =
+        String::from("{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n");
+    for i in 0..150 {
+        input.push_str(&format!(
+            "{{\"type\":\"new_{i:03}\",\"session_id\":\"s\"}}\n"
+        ));
+        input.push_str(&format!(
+            "{{\"type\":\"new_{i:03}\",\"session_id\":\"s\"}}\n"
+        ));
+    }
+    input.push_str("{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"\",\"session_id\":\"s\"}\n");
+    let assert = cs(&["check"]).write_stdin(input.clone()).assert().code(0);
+    let report = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    assert!(
+        report.contains("new_099 ×2, 100 more of other types"),
+        "{report}"
+    );
+    assert!(!report.contains("new_100"), "{report}");
+
+    let assert = cs(&["check", "--json"]).write_stdin(input).assert().code(0);
+    let summary = values(&assert.get_output().stdout).pop().unwrap();
+    assert_eq!(summary["unknown_types"].as_object().unwrap().len(), 100);
+    assert_eq!(summary["unknown_types"]["new_000"], 2);
+    assert_eq!(summary["unknown_types_not_listed"], 100);
+}
+
 #[test]
 fn check_on_the_messy_fixtures() {
     let (code, stdout, _) = output(&["check"], &fixture("non-json.ndjson"));

@@ -20,6 +20,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Display;
+use std::hash::{BuildHasher, RandomState};
 
 use serde::Serialize;
 use serde::de::IgnoredAny;
@@ -64,15 +65,29 @@ struct Summary<'a> {
     runs: u64,
     events: u64,
     unknown_types: &'a BTreeMap<String, u64>,
+    /// Events of unknown types past the first [`UNKNOWN_TYPES`] names (not listed).
+    #[serde(skip_serializing_if = "is_zero")]
+    unknown_types_not_listed: u64,
 }
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Unknown event type names listed at most: a hostile log could make every line a new one.
+const UNKNOWN_TYPES: usize = 100;
 
 pub struct CheckView {
     opts: CheckOptions,
     /// Where each call of the run started, by its position in start order.
     starts: HashMap<u64, Position>,
-    sessions_with_result: HashSet<String>,
+    /// Sessions whose result was seen, by a hash of their id: 16 bytes a session, not the
+    /// id (a log of a million runs would keep 100 MB of ids).
+    sessions_with_result: HashSet<u64>,
+    hasher: RandomState,
     by_kind: BTreeMap<&'static str, u64>,
     unknown_types: BTreeMap<String, u64>,
+    unknown_types_not_listed: u64,
     events: u64,
     runs: u64,
 }
@@ -83,8 +98,10 @@ impl CheckView {
             opts,
             starts: HashMap::new(),
             sessions_with_result: HashSet::new(),
+            hasher: RandomState::new(),
             by_kind: BTreeMap::new(),
             unknown_types: BTreeMap::new(),
+            unknown_types_not_listed: 0,
             events: 0,
             runs: 0,
         }
@@ -203,10 +220,13 @@ impl View for CheckView {
             self.problem_here("missing_session_id", &message, ctx)?;
         }
         if !dialect.classify(head.name).known {
-            *self
-                .unknown_types
-                .entry(head.type_name.to_string())
-                .or_default() += 1;
+            if let Some(n) = self.unknown_types.get_mut(&*head.type_name) {
+                *n += 1;
+            } else if self.unknown_types.len() < UNKNOWN_TYPES {
+                self.unknown_types.insert(head.type_name.to_string(), 1);
+            } else {
+                self.unknown_types_not_listed += 1;
+            }
         }
         Ok(true)
     }
@@ -266,8 +286,8 @@ impl View for CheckView {
             return self.problem_here("no_result", &message, ctx);
         }
         if ctx.run.agent == Agent::Cursor
-            && let Some(id) = ctx.run.session_id.clone()
-            && !self.sessions_with_result.insert(id.clone())
+            && let Some(id) = ctx.run.session_id.as_deref()
+            && !self.sessions_with_result.insert(self.hasher.hash_one(id))
         {
             let message = format!("a second result event for session {id}");
             self.problem_here("duplicate_result", &message, ctx)?;
@@ -293,6 +313,7 @@ impl View for CheckView {
                 runs: self.runs,
                 events: self.events,
                 unknown_types: &self.unknown_types,
+                unknown_types_not_listed: self.unknown_types_not_listed,
             })?
         } else {
             let mut s = if problems == 0 {
@@ -314,11 +335,17 @@ impl View for CheckView {
                 )
             };
             if !self.unknown_types.is_empty() {
-                let types: Vec<String> = self
+                let mut types: Vec<String> = self
                     .unknown_types
                     .iter()
                     .map(|(t, n)| format!("{t} ×{n}"))
                     .collect();
+                if self.unknown_types_not_listed > 0 {
+                    types.push(format!(
+                        "{} more of other types",
+                        self.unknown_types_not_listed
+                    ));
+                }
                 s.push_str(&format!(
                     "; unknown event types (not problems): {}",
                     types.join(", ")
