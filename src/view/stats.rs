@@ -165,21 +165,19 @@ impl StatsView {
 
 /// Adds `run`'s numbers to `t`, the totals.
 fn add_run(t: &mut RunStats, run: &RunStats) {
-    {
-        t.duration_ms = match (t.duration_ms, run.duration_ms) {
-            (Some(a), Some(b)) => Some(a + b),
-            (a, b) => a.or(b),
-        };
-        t.answer_bytes += run.answer_bytes;
-        t.thinking_phases += run.thinking_phases;
-        t.events += run.events;
-        t.tools.total += run.tools.total;
-        for (k, n) in &run.tools.by_kind {
-            *t.tools.by_kind.entry(k.clone()).or_default() += n;
-        }
-        for (k, n) in &run.tools.by_status {
-            *t.tools.by_status.entry(k.clone()).or_default() += n;
-        }
+    t.duration_ms = match (t.duration_ms, run.duration_ms) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
+    };
+    t.answer_bytes += run.answer_bytes;
+    t.thinking_phases += run.thinking_phases;
+    t.events += run.events;
+    t.tools.total += run.tools.total;
+    for (k, n) in &run.tools.by_kind {
+        *t.tools.by_kind.entry(k.clone()).or_default() += n;
+    }
+    for (k, n) in &run.tools.by_status {
+        *t.tools.by_status.entry(k.clone()).or_default() += n;
     }
 }
 
