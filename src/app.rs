@@ -169,17 +169,14 @@ impl<I: Iterator<Item = Inputs>> WithView for Drive<'_, I> {
     type Out = anyhow::Result<ExitStatus>;
 
     fn call<V: View>(self, view: V) -> Self::Out {
-        // Several files and a view that can read them apart: one worker per core.
-        let view = match crate::parallel::workers(self.config)
-            .filter(|_| self.terminal_seen.is_none())
-        {
-            Some(jobs) => {
-                match crate::parallel::drive(view, self.config, output_mode(self.config), jobs) {
-                    Ok(status) => return status,
-                    Err(view) => view,
-                }
-            }
-            None => view,
+        // Several files, or one large file, and a view that can read them apart: one
+        // worker per core.
+        let view = match self.terminal_seen {
+            None => match crate::parallel::drive(view, self.config, output_mode(self.config)) {
+                Ok(status) => return status,
+                Err(view) => view,
+            },
+            Some(_) => view,
         };
         drive(view, self.config, self.inputs, self.terminal_seen)
     }

@@ -35,7 +35,7 @@ use crate::agent::{AnyDialect, RawLine, Sink, detect};
 use crate::exit::ExitStatus;
 use crate::input::line_buffer::Line;
 use crate::input::peek::{BadLine, Head, NameId, Peeked, Subtype, TypeSet};
-use crate::input::reader::{Next, Reader};
+use crate::input::reader::{Batch, LineInfo, Next, Reader, Setup};
 use crate::out::diag::Reading;
 use crate::read::Handler;
 use crate::runs::Runs;
@@ -137,6 +137,8 @@ pub(crate) struct Dispatcher<D> {
     forced: Option<Agent>,
     max_line: Option<usize>,
     buffer_size: usize,
+    /// The last line was a terminal event (see [`detect::run_boundary`]).
+    after_terminal: bool,
 }
 
 /// The current input's dialect, or the lines held until the agent is known.
@@ -171,6 +173,7 @@ impl<D: Driven> Dispatcher<D> {
             forced: None,
             max_line,
             buffer_size: crate::input::line_buffer::DEFAULT_CAPACITY,
+            after_terminal: false,
         }
     }
 
@@ -206,7 +209,34 @@ impl<D: Driven> Dispatcher<D> {
     /// here the lines go through the dialect to the view, in order.
     pub fn feed<R: Read + Send + 'static>(&mut self, name: &str, rdr: R) -> anyhow::Result<()> {
         self.begin(name);
-        let mut reader = Reader::spawn(rdr, self.buffer_size, self.max_line)?;
+        self.read_on(name, rdr, (1, 0))?;
+        self.end()
+    }
+
+    /// Goes on reading the current input from the middle: `rdr` starts at the line
+    /// numbered `first_line.0`, `first_line.1` bytes into the input, and reads to its end
+    /// (the reading of one big file in parts, when a part did not end cleanly).
+    pub fn resume<R: Read + Send + 'static>(
+        &mut self,
+        name: &str,
+        rdr: R,
+        first_line: (u64, u64),
+    ) -> anyhow::Result<()> {
+        self.read_on(name, rdr, first_line)?;
+        self.end()
+    }
+
+    fn read_on<R: Read + Send + 'static>(
+        &mut self,
+        name: &str,
+        rdr: R,
+        first_line: (u64, u64),
+    ) -> anyhow::Result<()> {
+        let setup = Setup {
+            first_line,
+            ..Setup::new(self.buffer_size, self.max_line)
+        };
+        let mut reader = Reader::spawn(rdr, setup)?;
         loop {
             let batch = match reader.poll() {
                 Ok(Next::Batch(batch)) => batch,
@@ -222,13 +252,35 @@ impl<D: Driven> Dispatcher<D> {
                 Ok(Next::End) => break,
                 Err(e) => return Err(self.engine.handler.read_error(name, e)),
             };
-            for info in &batch.lines {
-                self.line(&batch.line(info), &info.peeked)?;
-                self.engine.handler.line_done()?;
-            }
+            self.lines(&batch, &batch.lines)?;
             reader.recycle(batch);
         }
-        self.end()
+        Ok(())
+    }
+
+    /// Some of a batch's lines, read on another thread (see `crate::parallel::split`).
+    pub fn lines(&mut self, batch: &Batch, lines: &[LineInfo]) -> anyhow::Result<()> {
+        for info in lines {
+            self.line(&batch.line(info), &info.peeked)?;
+            self.engine.handler.line_done()?;
+        }
+        Ok(())
+    }
+
+    /// The reading stops at a run boundary (see [`detect::run_boundary`]), where another
+    /// thread reads on: ends the dialect as the boundary would. Returns `false`, having
+    /// done nothing, when the reading from the start would not have started afresh there
+    /// (a run still open, the agent not yet known): then this one must read on.
+    pub fn cut(&mut self) -> anyhow::Result<bool> {
+        let Slot::Ready { dialect, .. } = &mut self.slot else {
+            return Ok(false);
+        };
+        if self.engine.runs.is_open() || !self.after_terminal {
+            return Ok(false);
+        }
+        dialect.finish(&mut self.engine)?;
+        self.engine.handler.idle()?;
+        Ok(true)
     }
 
     /// An input starts: its lines come through [`Dispatcher::push`], then [`Dispatcher::end`].
@@ -286,6 +338,16 @@ impl<D: Driven> Dispatcher<D> {
     }
 
     fn line(&mut self, line: &Line<'_>, peeked: &Peeked) -> anyhow::Result<()> {
+        let after_terminal = std::mem::replace(&mut self.after_terminal, detect::ends_run(peeked));
+        if let Slot::Ready { dialect, interest } = &mut self.slot
+            && !self.engine.runs.is_open()
+            && let Some(agent) = detect::run_boundary(after_terminal, peeked, line.bytes)
+        {
+            // A new run, and nothing of the last one carries over: its dialect anew, as
+            // a reading that starts here has it.
+            dialect.finish(&mut self.engine)?;
+            (*dialect, *interest) = dialect_for(agent, self.engine.wants);
+        }
         if let Slot::Undecided(held) = &mut self.slot {
             let verdict = match peeked {
                 Peeked::Event(head) => detect::sniff(head, &line.bytes[head.start..]),

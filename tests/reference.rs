@@ -121,9 +121,23 @@ fn assert_same(got: &Output, want: &Output, what: &str) {
 /// `args` over `files` with `jobs` workers (`CURSOR_STREAM_JOBS`): stdout, stderr, the
 /// two on one pipe (their interleaving), and the exit status.
 fn run_jobs(args: &[&str], files: &[std::path::PathBuf], jobs: &str) -> (Output, Vec<u8>) {
+    run_parts(args, files, jobs, None)
+}
+
+/// As [`run_jobs`], one file read in parts of at least `part` bytes (`CURSOR_STREAM_PART`).
+fn run_parts(
+    args: &[&str],
+    files: &[std::path::PathBuf],
+    jobs: &str,
+    part: Option<&str>,
+) -> (Output, Vec<u8>) {
     let command = |program: &str| {
         let mut cmd = Command::new(program);
         cmd.env("CURSOR_STREAM_JOBS", jobs).env_remove("NO_COLOR");
+        match part {
+            Some(part) => cmd.env("CURSOR_STREAM_PART", part),
+            None => cmd.env_remove("CURSOR_STREAM_PART"),
+        };
         cmd
     };
     let apart = command(BIN).args(args).args(files).output().unwrap();
@@ -186,6 +200,82 @@ fn many_files_read_in_parallel_give_the_same_bytes_as_one_after_another() {
                 many_together == one_together,
                 "{args:?}, {jobs} workers: stdout and stderr interleave differently"
             );
+        }
+    }
+}
+
+/// One file read in parts by one worker per core gives the bytes of one reader, whatever
+/// the parts' size: the corpus (every agent's generated runs, every fixture, runs whose
+/// `result` line is cut short or cannot be read, Claude's run before Qwen's); and the corpus after a `result` line
+/// that tells no agent, so that the first part ends before the agent is known and its
+/// worker must read the rest of the file itself (the later parts' output dropped).
+#[test]
+fn one_file_read_in_parts_gives_the_same_bytes_as_one_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = corpus(dir.path());
+    let mut bytes = std::fs::read(&corpus).unwrap();
+    let init = |id: &str| {
+        format!(
+            r#"{{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/w","session_id":"{id}","model":"m","permissionMode":"default"}}"#
+        )
+    };
+    let answer = |id: &str| {
+        format!(
+            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"done"}}]}},"session_id":"{id}"}}"#
+        )
+    };
+    for run in 0..6 {
+        let id = format!("cut-{run}");
+        let end = match run % 3 {
+            0 => format!(
+                r#"{{"type":"result","subtype":"success","duration_ms":5,"duration_api_ms":5,"is_error":false,"result":"done","session_id":"{id}"}}"#
+            ),
+            1 => r#"{"type":"result","subtype":"success","is_error":false,"res"#.to_string(),
+            _ => {
+                format!(r#"{{"type":"result","subtype":"success","result":7,"session_id":"{id}"}}"#)
+            }
+        };
+        for line in [init(&id), answer(&id), end] {
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.push(b'\n');
+        }
+    }
+    // Claude's run, then Qwen's, read by the same dialect: at the boundary the dialect
+    // starts afresh and takes Qwen's name, as a part starting there does.
+    let agents = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents");
+    for fixture in ["claude/thinking", "qwen/plain", "claude/thinking"] {
+        bytes.extend(std::fs::read(agents.join(format!("{fixture}.ndjson"))).unwrap());
+    }
+    std::fs::write(&corpus, &bytes).unwrap();
+    let late = dir.path().join("agent-told-late.ndjson");
+    let mut told_late = br#"{"type":"result","subtype":"success","result":"orphan"}"#.to_vec();
+    told_late.push(b'\n');
+    told_late.extend_from_slice(&bytes);
+    std::fs::write(&late, &told_late).unwrap();
+    let views: &[&[&str]] = &[
+        &["stats", "--json"],
+        &["stats"],
+        &["tools"],
+        &["tools", "--failed"],
+        &["events", "--count", "--type", "result"],
+    ];
+    for file in [corpus, late] {
+        let files = [file];
+        for args in views {
+            let (one, one_together) = run_parts(args, &files, "1", None);
+            assert!(!one.stdout.is_empty(), "{args:?} wrote nothing");
+            for (jobs, part) in [("2", "1"), ("3", "1"), ("2", "20000"), ("2", "1000000")] {
+                let (parts, parts_together) = run_parts(args, &files, jobs, Some(part));
+                let what = format!(
+                    "{args:?} on {:?}, {jobs} workers, parts of {part} bytes",
+                    files[0]
+                );
+                assert_same(&parts, &one, &what);
+                assert!(
+                    parts_together == one_together,
+                    "{what}: stdout and stderr interleave differently"
+                );
+            }
         }
     }
 }

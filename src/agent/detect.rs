@@ -12,7 +12,41 @@
 
 use super::event::Agent;
 use crate::input::json::top_level_members;
-use crate::input::peek::{Head, NameId, Subtype};
+use crate::input::peek::{Head, NameId, Peeked, Subtype};
+
+/// Whether the line is an agent's terminal event: `result` (Cursor, Claude, Qwen,
+/// Gemini) or the end of a Codex turn.
+pub(crate) fn ends_run(peeked: &Peeked) -> bool {
+    matches!(peeked, Peeked::Event(head)
+        if matches!(head.name, NameId::RESULT | NameId::TURN_COMPLETED | NameId::TURN_FAILED))
+}
+
+/// A run boundary: the line right after a terminal event (`after_terminal`) is the
+/// event that starts a run (`system` `init`, Gemini's `init`, Codex's `thread.started`)
+/// and tells its agent. Gives that agent.
+///
+/// There, when the last run is closed, the dispatcher starts the new run's dialect
+/// afresh, as at the start of an input: nothing of the last run carries over. So a
+/// reading that starts at such a line (one big file read in parts at once, see
+/// `crate::parallel::split`) gives what the reading from the start gives.
+pub(crate) fn run_boundary(after_terminal: bool, peeked: &Peeked, line: &[u8]) -> Option<Agent> {
+    let Peeked::Event(head) = peeked else {
+        return None;
+    };
+    if !after_terminal {
+        return None;
+    }
+    let line = line.get(head.start..)?;
+    let starts = match head.name {
+        NameId::SYSTEM => head.subtype_in(line).as_deref() == Some("init"),
+        NameId::INIT | NameId::THREAD_STARTED => true,
+        _ => false,
+    };
+    if !starts {
+        return None;
+    }
+    sniff(head, line)
+}
 
 /// The agent an event line belongs to, if the line alone tells.
 pub(crate) fn sniff(head: &Head, line: &[u8]) -> Option<Agent> {

@@ -75,6 +75,8 @@ pub struct LineReader<R> {
     /// on every read that extends it.
     scanned: usize,
     eof: bool,
+    /// Where `buf[0]` is in the input, in bytes from the reading's start.
+    base: u64,
     line_no: u64,
     at_start: bool,
     /// Length of a byte order mark at `pos`, to leave out of the first line's `bytes`.
@@ -100,6 +102,7 @@ impl<R: Read> LineReader<R> {
             end: 0,
             scanned: 0,
             eof: false,
+            base: 0,
             line_no: 0,
             at_start: true,
             bom: 0,
@@ -112,6 +115,26 @@ impl<R: Read> LineReader<R> {
     pub fn max_line(mut self, limit: Option<usize>) -> Self {
         self.max_line = limit;
         self
+    }
+
+    /// Reads from the middle of an input (at a line's start): the first line is numbered
+    /// `number`, at `offset` bytes into the input, and no byte order mark is looked for.
+    pub fn starting_at(mut self, number: u64, offset: u64) -> Self {
+        if number > 1 {
+            self.line_no = number - 1;
+            self.at_start = false;
+        }
+        self.base = offset;
+        self
+    }
+
+    /// Where the buffer's first byte is in the input (the offset [`starting_at`] gave
+    /// included); with [`Line::raw_start`], a line's place in the input. Call before
+    /// [`hand_over`](Self::hand_over), which gives that buffer away.
+    ///
+    /// [`starting_at`]: Self::starting_at
+    pub fn base(&self) -> u64 {
+        self.base
     }
 
     /// Make sure a line can be handed out, reading once if none is buffered.
@@ -202,6 +225,7 @@ impl<R: Read> LineReader<R> {
         }
         spare[..tail].copy_from_slice(&self.buf[self.pos..self.end]);
         let old = std::mem::replace(&mut self.buf, spare);
+        self.base += self.pos as u64;
         self.pos = 0;
         self.end = tail;
         old
@@ -233,6 +257,7 @@ impl<R: Read> LineReader<R> {
         }
         if self.pos > 0 {
             self.buf.copy_within(self.pos..self.end, 0);
+            self.base += self.pos as u64;
             self.end -= self.pos;
             self.pos = 0;
         }
@@ -302,6 +327,41 @@ mod tests {
             }
         }
         out
+    }
+
+    /// `base` plus a line's `raw_start` is where the line is in the input, whether the
+    /// buffer's tail was moved to its front or handed over to a spare, and from an offset.
+    #[test]
+    fn base_gives_each_line_its_place_in_the_input() {
+        let mut data = Vec::new();
+        for i in 0..200 {
+            data.extend_from_slice(format!("line {i} {}\n", "x".repeat(i % 37)).as_bytes());
+        }
+        for hand_over in [false, true] {
+            let rdr = Chunked {
+                data: &data,
+                sizes: vec![7, 13, 64],
+                i: 0,
+            };
+            let mut lr = LineReader::with_capacity(rdr, 32).starting_at(1, 1000);
+            let mut seen = 0;
+            while lr.fill().unwrap() {
+                let base = lr.base();
+                let mut places = Vec::new();
+                while let Some(l) = lr.next_line() {
+                    places.push((base + l.raw_start as u64 - 1000, l.raw.to_vec()));
+                }
+                for (at, raw) in places {
+                    let at = at as usize;
+                    assert_eq!(&data[at..at + raw.len()], &raw[..]);
+                    seen += 1;
+                }
+                if hand_over {
+                    lr.hand_over(Vec::new());
+                }
+            }
+            assert_eq!(seen, 200);
+        }
     }
 
     #[test]

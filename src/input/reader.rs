@@ -21,9 +21,35 @@ use super::peek::{Peeked, peek};
 /// Buffers in circulation: one being read into, one waiting, one with the views.
 const BUFFERS: usize = 3;
 
+/// How to read: the buffers' size and number, the line limit, and where in the input
+/// the reading starts.
+#[derive(Clone, Copy)]
+pub(crate) struct Setup {
+    pub buffer_size: usize,
+    pub max_line: Option<usize>,
+    /// Buffers in circulation (more when several threads hold batches at once).
+    pub buffers: usize,
+    /// The first line's number and its offset in bytes: `(1, 0)` but for a reading
+    /// resumed in the middle of a file.
+    pub first_line: (u64, u64),
+}
+
+impl Setup {
+    pub fn new(buffer_size: usize, max_line: Option<usize>) -> Setup {
+        Setup {
+            buffer_size,
+            max_line,
+            buffers: BUFFERS,
+            first_line: (1, 0),
+        }
+    }
+}
+
 /// The lines of one or more reads, in the buffer that holds them.
 pub(crate) struct Batch {
     data: Vec<u8>,
+    /// Where `data` starts in the input, in bytes.
+    start: u64,
     pub lines: Vec<LineInfo>,
 }
 
@@ -36,7 +62,24 @@ pub(crate) struct LineInfo {
     pub peeked: Peeked,
 }
 
+impl LineInfo {
+    /// The line's length in bytes, terminator included.
+    pub fn len(&self) -> usize {
+        self.raw.len()
+    }
+}
+
 impl Batch {
+    /// Where a line starts in the input, in bytes.
+    pub fn offset(&self, info: &LineInfo) -> u64 {
+        self.start + info.raw.start as u64
+    }
+
+    /// A line's bytes as the peek saw them (`bytes` of [`Batch::line`]).
+    pub fn bytes(&self, info: &LineInfo) -> &[u8] {
+        &self.data[info.bytes.clone()]
+    }
+
     pub fn line(&self, info: &LineInfo) -> Line<'_> {
         Line {
             bytes: &self.data[info.bytes.clone()],
@@ -70,18 +113,26 @@ pub(crate) enum Next {
 impl Reader {
     /// Starts reading `rdr` on its own thread. The thread ends at the end of the input, at
     /// a read error (passed on), or when the `Reader` is dropped and it next sends.
-    pub fn spawn<R: Read + Send + 'static>(
-        rdr: R,
-        buffer_size: usize,
-        max_line: Option<usize>,
-    ) -> io::Result<Reader> {
-        let (batch_tx, batches) = mpsc::sync_channel(BUFFERS);
+    pub fn spawn<R: Read + Send + 'static>(rdr: R, setup: Setup) -> io::Result<Reader> {
+        let buffers = setup.buffers.max(2);
+        let (batch_tx, batches) = mpsc::sync_channel(buffers);
         let (spares, spare_rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("cursor-stream reader".into())
             .spawn(move || {
-                let lines = LineReader::with_capacity(rdr, buffer_size).max_line(max_line);
-                read_lines(lines, buffer_size, batch_tx, spare_rx)
+                let (number, offset) = setup.first_line;
+                let lines = LineReader::with_capacity(rdr, setup.buffer_size)
+                    .max_line(setup.max_line)
+                    .starting_at(number, offset);
+                let pool = Pool {
+                    spares: spare_rx,
+                    free: Vec::new(),
+                    allocated: 1,
+                    lent: 0,
+                    buffers,
+                    buffer_size: setup.buffer_size,
+                };
+                read_lines(lines, pool, batch_tx)
             })?;
         Ok(Reader {
             batches,
@@ -124,22 +175,20 @@ impl Reader {
     pub fn recycle(&self, batch: Batch) {
         let _ = self.spares.send(batch);
     }
+
+    /// Where other threads give batches back (those [`Reader::wait`] handed on).
+    pub fn recycler(&self) -> Sender<Batch> {
+        self.spares.clone()
+    }
 }
 
 fn read_lines<R: Read>(
     mut reader: LineReader<R>,
-    buffer_size: usize,
+    mut pool: Pool,
     batches: SyncSender<io::Result<Batch>>,
-    spares: Receiver<Batch>,
 ) {
+    let buffer_size = pool.buffer_size;
     let mut lines = Vec::new();
-    let mut pool = Pool {
-        spares,
-        free: Vec::new(),
-        allocated: 1,
-        lent: 0,
-        buffer_size,
-    };
     loop {
         match reader.fill() {
             Ok(true) => {}
@@ -165,6 +214,7 @@ fn read_lines<R: Read>(
         let mut spare_lines = spare.lines;
         spare_lines.clear();
         let batch = Batch {
+            start: reader.base(),
             data: reader.hand_over(spare.data),
             lines: std::mem::replace(&mut lines, spare_lines),
         };
@@ -187,6 +237,8 @@ struct Pool {
     free: Vec<Batch>,
     allocated: usize,
     lent: usize,
+    /// How many may exist at once.
+    buffers: usize,
     buffer_size: usize,
 }
 
@@ -198,10 +250,11 @@ impl Pool {
         if let Some(batch) = self.free.pop() {
             return Some(batch);
         }
-        if self.allocated < BUFFERS {
+        if self.allocated < self.buffers {
             self.allocated += 1;
             return Some(Batch {
                 data: Vec::new(),
+                start: 0,
                 lines: Vec::new(),
             });
         }
@@ -248,7 +301,7 @@ mod tests {
     use crate::input::peek::NameId;
 
     fn all_lines(input: &'static [u8]) -> Vec<(String, Option<NameId>)> {
-        let mut reader = Reader::spawn(input, 16, None).unwrap();
+        let mut reader = Reader::spawn(input, Setup::new(16, None)).unwrap();
         let mut out = Vec::new();
         while let Some(batch) = reader.wait().unwrap() {
             for info in &batch.lines {
@@ -288,7 +341,7 @@ mod tests {
                 Err(io::Error::other("disk on fire"))
             }
         }
-        let mut reader = Reader::spawn(Failing, 16, None).unwrap();
+        let mut reader = Reader::spawn(Failing, Setup::new(16, None)).unwrap();
         let err = reader.wait().err().unwrap();
         assert_eq!(err.to_string(), "disk on fire");
     }

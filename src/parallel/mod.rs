@@ -13,9 +13,14 @@
 //! sizes of the inputs. The bytes are those of the sequential reading (`tests/reference.rs`
 //! compares both).
 //!
+//! One big file is read the same way, in parts that end at run boundaries
+//! ([`split`]).
+//!
 //! Only for files, read by a view that forks, to a stdout and stderr that are not
 //! terminals (a terminal's cleaning and fitting keep state across inputs), without
 //! `--tee`, `--strict` or `--line-buffered`: the rest reads the inputs one after another.
+
+mod split;
 
 use std::cell::RefCell;
 use std::io::{self, Write};
@@ -57,27 +62,38 @@ const PIECE: usize = 128 * 1024;
 /// (the lines split the same whatever the read sizes).
 const WORKER_BUFFER: usize = 512 * 1024;
 
-/// The number of workers to read `config`'s inputs with, when they may be read in
-/// parallel (see the module doc); `CURSOR_STREAM_JOBS` overrides the number of cores
-/// (`1` reads one input after another, as the tests compare).
-pub(crate) fn workers(config: &Config) -> Option<usize> {
+/// Reads `config`'s inputs with one worker per core when they may be read in parallel
+/// (see the module doc): several files, or one large file in parts. Gives the view back
+/// when they may not (nothing read). `CURSOR_STREAM_JOBS` overrides the number of cores
+/// (`1` reads as one reader does, as the tests compare).
+pub(crate) fn drive<V: View>(
+    view: V,
+    config: &Config,
+    mode: OutputMode,
+) -> Result<anyhow::Result<ExitStatus>, V> {
     let plain = config.tee.is_none()
         && config.run.is_none()
         && !config.strict
         && !config.line_buffered
         && !config.out_is_terminal
         && !config.err_is_terminal
-        && config.inputs.len() >= 2
         && config.inputs.iter().all(|i| matches!(i, Input::Path(_)));
     if !plain {
-        return None;
+        return Err(view);
     }
     let cores = std::env::var("CURSOR_STREAM_JOBS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let jobs = cores.min(config.inputs.len());
-    (jobs >= 2).then_some(jobs)
+    if cores < 2 {
+        return Err(view);
+    }
+    match config.inputs.len() {
+        0 => Err(view),
+        1 if split::worth_it(config) => split::drive(view, config, mode, cores),
+        1 => Err(view),
+        n => drive_files(view, config, mode, cores.min(n)),
+    }
 }
 
 /// A worker's input, read: the view's copy and the runs to merge, how the reading ended.
@@ -98,7 +114,7 @@ struct Job<V> {
 
 /// Reads `config`'s inputs with `jobs` workers, `view` gathering; gives the exit status as
 /// the sequential reading does. Gives the view back when it does not fork (nothing read).
-pub(crate) fn drive<V: View>(
+fn drive_files<V: View>(
     view: V,
     config: &Config,
     mode: OutputMode,
@@ -163,23 +179,7 @@ fn gather<V: View>(
     let mut runs = Runs::default();
     let mut unopened = false;
     for (from, done) in pieces.iter().zip(dones) {
-        let mut first_out = true;
-        // Ends when the worker dropped its senders: the input is read.
-        for piece in from {
-            let ctx = &mut handler.ctx;
-            match piece {
-                Piece::Out(bytes) => {
-                    if std::mem::take(&mut first_out) {
-                        handler.view.before_forked_output(ctx)?;
-                    }
-                    ctx.out.write_out(&bytes)?
-                }
-                Piece::Err(bytes) => ctx.out.write_err(&bytes),
-                Piece::Diag { kind, label, msg } => {
-                    ctx.diag.replay(&mut ctx.out, kind, &label, msg)
-                }
-            }
-        }
+        write_pieces(handler, from)?;
         let done = done
             .recv()
             .map_err(|_| anyhow::anyhow!("a worker reading the inputs stopped"))?;
@@ -197,6 +197,29 @@ fn gather<V: View>(
     }
     let status = handler.finish(&runs)?;
     Ok(if unopened { ExitStatus::ERROR } else { status })
+}
+
+/// Writes what a worker wrote for one input (or part), until it is done.
+fn write_pieces<V: View>(
+    handler: &mut ViewHandler<V>,
+    from: &Receiver<Piece>,
+) -> anyhow::Result<()> {
+    let mut first_out = true;
+    // Ends when the worker dropped its senders: the input is read.
+    for piece in from {
+        let ctx = &mut handler.ctx;
+        match piece {
+            Piece::Out(bytes) => {
+                if std::mem::take(&mut first_out) {
+                    handler.view.before_forked_output(ctx)?;
+                }
+                ctx.out.write_out(&bytes)?
+            }
+            Piece::Err(bytes) => ctx.out.write_err(&bytes),
+            Piece::Diag { kind, label, msg } => ctx.diag.replay(&mut ctx.out, kind, &label, msg),
+        }
+    }
+    Ok(())
 }
 
 /// A worker reads one input with its copy of the view, writing into `to`.

@@ -1,0 +1,398 @@
+//! One big file read by several workers at once, split at run boundaries.
+//!
+//! The reading thread reads, splits and peeks the file as for one reader (see
+//! `input::reader`); a dealer thread hands its batches of lines to the workers in turns,
+//! a *part* of at least [`PART`] bytes to each. A part ends only at a run boundary
+//! ([`detect::run_boundary`]: the line after a terminal event starts a run and tells its
+//! agent), where the dispatcher starts the next run afresh, as at the start of an input.
+//! So each part is read by a worker of its own, with a fresh dispatcher and a copy of
+//! the view ([`View::fork`]), and the main thread writes the parts' output in order and
+//! merges the copies, as for many files (see the parent module). Nothing is copied: a
+//! batch that holds a boundary goes to both workers, each reading its side.
+//!
+//! The boundary is only clean if the last run did close, which the peek cannot see (a
+//! `result` line that is not JSON leaves its run open). The worker at a part's end
+//! checks ([`Dispatcher::cut`]); when the reading from the start would have gone on with
+//! the open run, that worker reads the rest of the file itself, from where the next part
+//! starts, and the later parts' output is dropped unwritten. `tests/reference.rs` compares
+//! every part size with the plain reading.
+//!
+//! For a regular file only (the rest of it can be read again), of at least two parts.
+
+use std::fs::File;
+use std::io;
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, SyncSender, sync_channel};
+
+use super::{AHEAD, Piece, PieceWriter, Pieces, WORKER_BUFFER, write_pieces};
+use crate::agent::detect;
+use crate::config::Config;
+use crate::dispatch::{Dispatcher, Driven};
+use crate::exit::ExitStatus;
+use crate::input::Input;
+use crate::input::reader::{Batch, Reader, Setup};
+use crate::out::diag::Diag;
+use crate::out::{Output, OutputMode};
+use crate::runs::Runs;
+use crate::view::{Ctx, View, ViewHandler};
+
+/// The least a part holds, in bytes: a part ends at the first run boundary after it.
+/// Small enough that a worker's output for its part mostly fits the pieces it may write
+/// ahead ([`AHEAD`]); large enough that the cost of a part (a fresh dispatcher, a copy of
+/// the view) is nothing. `CURSOR_STREAM_PART` sets another (the tests cut at every
+/// boundary).
+const PART: u64 = 1 << 20;
+
+fn part_size() -> u64 {
+    std::env::var("CURSOR_STREAM_PART")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(PART)
+}
+
+/// What the dealer tells a worker.
+enum Work<V> {
+    /// A part starts: the view's copy and where its output and its end go.
+    Begin(Part<V>),
+    /// Lines of the part.
+    Lines(Arc<Batch>, Range<usize>),
+    /// The part ends: at a run boundary, where the next part starts (its line number and
+    /// offset), or at the end of the file.
+    End(Option<(u64, u64)>),
+    /// Reading the file failed here.
+    Failed(io::Error),
+}
+
+struct Part<V> {
+    view: V,
+    /// The file's first part.
+    first: bool,
+    pieces: SyncSender<Piece>,
+    done: SyncSender<Done<V>>,
+}
+
+/// A part, read.
+struct Done<V> {
+    view: V,
+    runs: Runs,
+    result: anyhow::Result<()>,
+    /// The part did not end cleanly: its worker read the rest of the file.
+    read_on: bool,
+}
+
+/// What the main thread receives of a part, in the file's order.
+struct Gathered<V> {
+    pieces: Receiver<Piece>,
+    done: Receiver<Done<V>>,
+}
+
+/// Whether `config`'s one input is a regular file large enough to read in parts.
+pub(crate) fn worth_it(config: &Config) -> bool {
+    let [Input::Path(path)] = config.inputs.as_slice() else {
+        return false;
+    };
+    cfg!(unix) && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= 2 * part_size())
+}
+
+/// Reads `config`'s one file in parts with `jobs` workers, `view` gathering; gives the
+/// exit status as the plain reading does. Gives the view back when it does not fork
+/// (nothing read).
+pub(crate) fn drive<V: View>(
+    view: V,
+    config: &Config,
+    mode: OutputMode,
+    jobs: usize,
+) -> Result<anyhow::Result<ExitStatus>, V> {
+    let Some(proto) = view.fork() else {
+        return Err(view);
+    };
+    let [Input::Path(path)] = config.inputs.as_slice() else {
+        return Err(view);
+    };
+    let name = config.inputs[0].name();
+    let out = Output::new(Box::new(io::stdout().lock()), Box::new(io::stderr()), mode);
+    let ctx = Ctx::new(out, Diag::new(config.strict, config.quiet));
+    let mut handler = ViewHandler::new(view, ctx);
+    let opened = File::open(path).and_then(|file| Ok((file.try_clone()?, file)));
+    let (file, again) = match opened {
+        Ok(files) => files,
+        Err(e) => {
+            let ctx = &mut handler.ctx;
+            ctx.out.begin_err_block();
+            ctx.out
+                .write_err(format!("cursor-stream: error: cannot read {name}: {e}\n").as_bytes());
+            return Ok(handler.finish(&Runs::default()).map(|_| ExitStatus::ERROR));
+        }
+    };
+    let setup = Setup {
+        // A batch or two with each worker, one with the dealer, one being read into.
+        buffers: 2 * jobs + 2,
+        ..Setup::new(WORKER_BUFFER, config.max_line)
+    };
+    let reader = match Reader::spawn(file, setup) {
+        Ok(reader) => reader,
+        Err(e) => return Ok(Err(e.into())),
+    };
+    let again = Arc::new(again);
+    let (parts_to, parts_from) = sync_channel::<Gathered<V>>(2 * jobs);
+    Ok(std::thread::scope(|s| {
+        let mut workers = Vec::with_capacity(jobs);
+        for _ in 0..jobs {
+            let (to, from) = sync_channel::<Work<V>>(8);
+            workers.push(to);
+            let worker = Worker {
+                recycle: reader.recycler(),
+                name: &name,
+                config,
+                mode,
+                again: again.clone(),
+            };
+            s.spawn(move || worker.run(from));
+        }
+        s.spawn(move || deal(reader, proto, workers, parts_to));
+        gather(&mut handler, parts_from)
+    }))
+}
+
+/// The dealer: the batches to the workers in turns, a part to each.
+fn deal<V: View>(
+    mut reader: Reader,
+    proto: V,
+    workers: Vec<SyncSender<Work<V>>>,
+    parts: SyncSender<Gathered<V>>,
+) {
+    let mut turn = 0;
+    let begin = |turn: usize, first: bool| -> Option<()> {
+        let (pieces_to, pieces) = sync_channel(AHEAD);
+        let (done_to, done) = sync_channel(1);
+        parts.send(Gathered { pieces, done }).ok()?;
+        let part = Part {
+            view: proto.fork()?,
+            first,
+            pieces: pieces_to,
+            done: done_to,
+        };
+        workers[turn].send(Work::Begin(part)).ok()
+    };
+    let send = |turn: usize, work: Work<V>| workers[turn].send(work).ok();
+    if begin(turn, true).is_none() {
+        return;
+    }
+    let part = part_size();
+    let mut size = 0u64;
+    let mut after_terminal = false;
+    loop {
+        let batch = match reader.wait() {
+            Ok(Some(batch)) => Arc::new(batch),
+            Ok(None) => break,
+            Err(e) => {
+                let _ = send(turn, Work::Failed(e));
+                return;
+            }
+        };
+        let mut from = 0;
+        for (i, info) in batch.lines.iter().enumerate() {
+            let after = std::mem::replace(&mut after_terminal, detect::ends_run(&info.peeked));
+            if size >= part
+                && detect::run_boundary(after, &info.peeked, batch.bytes(info)).is_some()
+            {
+                if from < i && send(turn, Work::Lines(batch.clone(), from..i)).is_none() {
+                    return;
+                }
+                let next = (info.number, batch.offset(info));
+                if send(turn, Work::End(Some(next))).is_none() {
+                    return;
+                }
+                turn = (turn + 1) % workers.len();
+                if begin(turn, false).is_none() {
+                    return;
+                }
+                (from, size) = (i, 0);
+            }
+            size += info.len() as u64;
+        }
+        let all = batch.lines.len();
+        if from < all && send(turn, Work::Lines(batch, from..all)).is_none() {
+            return;
+        }
+    }
+    let _ = send(turn, Work::End(None));
+}
+
+/// What a worker needs besides its work.
+struct Worker<'c> {
+    recycle: Sender<Batch>,
+    name: &'c str,
+    config: &'c Config,
+    mode: OutputMode,
+    /// The file again, to read on from a part's end that was not clean.
+    again: Arc<File>,
+}
+
+/// A part being read.
+struct Reading<V: View> {
+    dispatcher: Dispatcher<ViewHandler<V>>,
+    result: anyhow::Result<()>,
+    done: SyncSender<Done<V>>,
+}
+
+impl Worker<'_> {
+    fn run<V: View>(self, work: Receiver<Work<V>>) {
+        let mut part: Option<Reading<V>> = None;
+        // Ends when the dealer is done (or gone).
+        for item in work {
+            match item {
+                Work::Begin(p) => part = Some(self.begin(p)),
+                Work::Lines(batch, lines) => {
+                    if let Some(r) = &mut part
+                        && r.result.is_ok()
+                    {
+                        r.result = r.dispatcher.lines(&batch, &batch.lines[lines]);
+                    }
+                    if let Some(batch) = Arc::into_inner(batch) {
+                        let _ = self.recycle.send(batch);
+                    }
+                }
+                Work::End(next) => {
+                    let Some(mut r) = part.take() else { return };
+                    let mut read_on = false;
+                    if r.result.is_ok() {
+                        r.result = match next {
+                            None => r.dispatcher.end(),
+                            Some(next) => match r.dispatcher.cut() {
+                                Ok(true) => Ok(()),
+                                Ok(false) => {
+                                    read_on = true;
+                                    self.read_on(&mut r.dispatcher, next)
+                                }
+                                Err(e) => Err(e),
+                            },
+                        };
+                    }
+                    let (handler, runs) = r.dispatcher.into_parts();
+                    let ViewHandler { view, ctx } = handler;
+                    // Dropping the output sends what it holds.
+                    drop(ctx);
+                    let done = Done {
+                        view,
+                        runs,
+                        result: r.result,
+                        read_on,
+                    };
+                    // The main thread is gone, or the later parts are not wanted.
+                    if r.done.send(done).is_err() || read_on {
+                        return;
+                    }
+                }
+                Work::Failed(e) => {
+                    let Some(mut r) = part.take() else { return };
+                    let e = r.dispatcher.handler().read_error(self.name, e);
+                    let (handler, runs) = r.dispatcher.into_parts();
+                    drop(handler.ctx);
+                    let _ = r.done.send(Done {
+                        view: handler.view,
+                        runs,
+                        result: Err(e),
+                        read_on: false,
+                    });
+                    return;
+                }
+            }
+        }
+    }
+
+    fn begin<V: View>(&self, part: Part<V>) -> Reading<V> {
+        let pieces = Pieces::new(part.pieces);
+        let out = Output::new(
+            Box::new(PieceWriter {
+                pieces: pieces.clone(),
+                err: false,
+            }),
+            Box::new(PieceWriter {
+                pieces: pieces.clone(),
+                err: true,
+            }),
+            self.mode,
+        );
+        let ctx = Ctx::new(
+            out,
+            Diag::deferred(self.config.strict, self.config.quiet, pieces),
+        );
+        let mut dispatcher =
+            Dispatcher::new(ViewHandler::new(part.view, ctx), self.config.max_line)
+                .buffer_size(WORKER_BUFFER);
+        // A later part starts at a run boundary, which tells the agent (see the module
+        // doc); `--agent` is for the start of the file.
+        if part.first {
+            dispatcher = dispatcher.agent(self.config.agent);
+        }
+        dispatcher.begin(self.name);
+        Reading {
+            dispatcher,
+            result: Ok(()),
+            done: part.done,
+        }
+    }
+
+    /// The part did not end at a clean boundary: reads the rest of the file, as the
+    /// reading from the start would have gone on.
+    fn read_on<V: View>(
+        &self,
+        dispatcher: &mut Dispatcher<ViewHandler<V>>,
+        (line, offset): (u64, u64),
+    ) -> anyhow::Result<()> {
+        let rest = At {
+            file: self.again.clone(),
+            offset,
+        };
+        dispatcher.resume(self.name, rest, (line, offset))
+    }
+}
+
+/// The main thread: the parts' pieces in order, the copies merged, the end.
+fn gather<V: View>(
+    handler: &mut ViewHandler<V>,
+    parts: Receiver<Gathered<V>>,
+) -> anyhow::Result<ExitStatus> {
+    let mut runs = Runs::default();
+    // Ends when the dealer is done and every part is written.
+    for part in parts {
+        write_pieces(handler, &part.pieces)?;
+        let done = part
+            .done
+            .recv()
+            .map_err(|_| anyhow::anyhow!("a worker reading the input stopped"))?;
+        runs.merge(&done.runs);
+        handler.view.merge(done.view);
+        done.result?;
+        if done.read_on {
+            // The later parts' workers find their channels closed and stop.
+            break;
+        }
+    }
+    handler.finish(&runs)
+}
+
+/// The rest of a file from `offset`, read where it is (`pread`): the reading thread
+/// may still be reading the same open file.
+struct At {
+    file: Arc<File>,
+    offset: u64,
+}
+
+impl io::Read for At {
+    #[cfg(unix)]
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        let n = self.file.read_at(buf, self.offset)?;
+        self.offset += n as u64;
+        Ok(n)
+    }
+
+    /// Never read: [`worth_it`] is only true on Unix.
+    #[cfg(not(unix))]
+    fn read(&mut self, _buf: &mut [u8]) -> io::Result<usize> {
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
+}
