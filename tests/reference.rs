@@ -257,7 +257,12 @@ fn one_file_read_in_parts_gives_the_same_bytes_as_one_reader() {
         &["stats"],
         &["tools"],
         &["tools", "--failed"],
-        &["events", "--count", "--type", "result"],
+        &[
+            "events",
+            "--count",
+            "--tool",
+            "shell,edit,Bash,command_execution",
+        ],
     ];
     for file in [corpus, late] {
         let files = [file];

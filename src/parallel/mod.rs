@@ -90,7 +90,7 @@ pub(crate) fn drive<V: View>(
     }
     match config.inputs.len() {
         0 => Err(view),
-        1 if split::worth_it(config) => split::drive(view, config, mode, cores),
+        1 if split::worth_it(config, view.wants()) => split::drive(view, config, mode, cores),
         1 => Err(view),
         n => drive_files(view, config, mode, cores.min(n)),
     }
