@@ -10,14 +10,16 @@
 //! merges the copies, as for many files (see the parent module). Nothing is copied: a
 //! batch that holds a boundary goes to both workers, each reading its side.
 //!
-//! The boundary is only clean if the last run did close, which the peek cannot see (a
-//! `result` line that is not JSON leaves its run open). The worker at a part's end
-//! checks ([`Dispatcher::cut`]); when the reading from the start would have gone on with
-//! the open run, that worker reads the rest of the file itself, from where the next part
-//! starts, and the later parts' output is dropped unwritten. `tests/reference.rs` compares
-//! every part size with the plain reading.
+//! A boundary is only clean if the reading from the start would start afresh there: the
+//! last run closed, and the agent known (a file that opens with lines telling no agent
+//! holds them until one does), which the peek alone cannot see. The worker at a part's
+//! end checks ([`Dispatcher::cut`]); when the boundary is not clean, that worker reads the
+//! rest of the file itself, from where the next part starts, and the later parts' output
+//! is dropped unwritten. `tests/reference.rs` compares parts of every size, and a file
+//! whose first part ends before its agent is known, with the plain reading.
 //!
-//! For a regular file only (the rest of it can be read again), of at least two parts.
+//! For a regular file only (the rest of it can be read again), of at least two parts, and
+//! at most [`MAX_WORKERS`] workers.
 
 use std::fs::File;
 use std::io;
@@ -50,6 +52,11 @@ use crate::view::{Ctx, View, ViewHandler};
 /// 256 KiB 1.13 s, 512 KiB 1.17 s, 1 MiB 1.13 s, 4 MiB 1.37 s, 16 MiB 1.62 s (one worker
 /// held every buffer while the other waited).
 const PART: u64 = 512 << 10;
+
+/// The reading thread, which the parts share, reads, splits and peeks a byte in about a
+/// third of the time a worker takes to decode it (`stats --json`): more workers than
+/// this would wait for it, and each holds buffers and output (see [`drive`]).
+const MAX_WORKERS: usize = 4;
 
 fn part_size() -> u64 {
     std::env::var("CURSOR_STREAM_PART")
@@ -122,6 +129,7 @@ pub(crate) fn drive<V: View>(
     let [Input::Path(path)] = config.inputs.as_slice() else {
         return Err(view);
     };
+    let jobs = jobs.min(MAX_WORKERS);
     let name = config.inputs[0].name();
     let out = Output::new(Box::new(io::stdout().lock()), Box::new(io::stderr()), mode);
     let ctx = Ctx::new(out, Diag::new(config.strict, config.quiet));
@@ -147,7 +155,8 @@ pub(crate) fn drive<V: View>(
         Err(e) => return Ok(Err(e.into())),
     };
     let again = Arc::new(again);
-    let (parts_to, parts_from) = sync_channel::<Gathered<V>>(2 * jobs);
+    // Parts dealt and not yet written: each may hold [`AHEAD`] pieces of output.
+    let (parts_to, parts_from) = sync_channel::<Gathered<V>>(jobs + 1);
     Ok(std::thread::scope(|s| {
         let mut workers = Vec::with_capacity(jobs);
         for _ in 0..jobs {
