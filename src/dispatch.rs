@@ -286,6 +286,7 @@ impl<D: Driven> Dispatcher<D> {
     /// An input starts: its lines come through [`Dispatcher::push`], then [`Dispatcher::end`].
     pub fn begin(&mut self, name: &str) {
         self.engine.handler.input(name);
+        self.after_terminal = false;
         self.slot = match self.forced {
             Some(agent) => ready(agent, self.engine.wants),
             None => Slot::Undecided(Held::default()),

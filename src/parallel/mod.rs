@@ -242,19 +242,7 @@ fn read_one<V: View>(
             };
         }
     };
-    let pieces = Pieces::new(to);
-    let out = Output::new(
-        Box::new(PieceWriter {
-            pieces: pieces.clone(),
-            err: false,
-        }),
-        Box::new(PieceWriter {
-            pieces: pieces.clone(),
-            err: true,
-        }),
-        mode,
-    );
-    let ctx = Ctx::new(out, Diag::deferred(config.strict, config.quiet, pieces));
+    let ctx = worker_ctx(to, config, mode);
     let mut dispatcher = Dispatcher::new(ViewHandler::new(view, ctx), config.max_line)
         .agent(config.agent)
         .buffer_size(WORKER_BUFFER);
@@ -270,6 +258,23 @@ fn read_one<V: View>(
         result,
         unopened: None,
     }
+}
+
+/// What a worker's view writes through: its output and its messages, as pieces into `to`.
+fn worker_ctx(to: SyncSender<Piece>, config: &Config, mode: OutputMode) -> Ctx {
+    let pieces = Pieces::new(to);
+    let out = Output::new(
+        Box::new(PieceWriter {
+            pieces: pieces.clone(),
+            err: false,
+        }),
+        Box::new(PieceWriter {
+            pieces: pieces.clone(),
+            err: true,
+        }),
+        mode,
+    );
+    Ctx::new(out, Diag::deferred(config.strict, config.quiet, pieces))
 }
 
 /// A worker's two output streams and its deferred messages, in the order they were

@@ -27,7 +27,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, SyncSender, sync_channel};
 
-use super::{AHEAD, Piece, PieceWriter, Pieces, WORKER_BUFFER, write_pieces};
+use super::{AHEAD, Piece, WORKER_BUFFER, worker_ctx, write_pieces};
 use crate::agent::detect;
 use crate::agent::event::Wants;
 use crate::config::Config;
@@ -324,22 +324,7 @@ impl Worker<'_> {
     }
 
     fn begin<V: View>(&self, part: Part<V>) -> Reading<V> {
-        let pieces = Pieces::new(part.pieces);
-        let out = Output::new(
-            Box::new(PieceWriter {
-                pieces: pieces.clone(),
-                err: false,
-            }),
-            Box::new(PieceWriter {
-                pieces: pieces.clone(),
-                err: true,
-            }),
-            self.mode,
-        );
-        let ctx = Ctx::new(
-            out,
-            Diag::deferred(self.config.strict, self.config.quiet, pieces),
-        );
+        let ctx = worker_ctx(part.pieces, self.config, self.mode);
         let mut dispatcher =
             Dispatcher::new(ViewHandler::new(part.view, ctx), self.config.max_line)
                 .buffer_size(WORKER_BUFFER);
