@@ -180,6 +180,8 @@ fn many_files_read_in_parallel_give_the_same_bytes_as_one_after_another() {
     names.sort();
     files.extend(names);
     let views: &[&[&str]] = &[
+        &["text"],
+        &["text", "--thinking", "--separator", "\\n--\\n"],
         &["tools"],
         &["tools", "--json", "--starts"],
         &["tools", "--failed"],

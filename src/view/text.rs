@@ -177,6 +177,21 @@ impl View for TextView {
         self.thinking.close(ctx)?;
         Ok(ctx.out.end_terminal_line()?)
     }
+
+    /// A run's answer owes nothing to the runs before it but the newline due when the
+    /// last one left its line open: that the view writes before a copy's first bytes
+    /// ([`View::before_forked_output`]), where the output is what one view would have
+    /// written. (Forked only to a stdout that is not a terminal.)
+    fn fork(&self) -> Option<Self> {
+        Some(TextView::new(self.opts.clone()))
+    }
+
+    fn before_forked_output(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if !ctx.out.out_at_line_start() {
+            ctx.out.write_out(b"\n")?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
