@@ -385,6 +385,36 @@ fn closed_stdout_ends_quietly_with_status_0() {
     assert!(first.starts_with(b"I'll check the failing test first."));
 }
 
+/// One file read in parts by several workers (parts of one run each): a closed stdout
+/// stops the workers, the dealer and the reading thread, quietly. (A worker that stopped
+/// with batches in hand could leave the reading thread waiting for them, and the process
+/// with it; the workers give them back, but this test does not force that race.)
+#[test]
+fn closed_stdout_ends_quietly_when_one_file_is_read_in_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = big_input(&dir);
+    for _ in 0..5 {
+        let mut child = StdCommand::new(BIN)
+            .args(["tools", "--failed", "--starts"])
+            .arg(&big)
+            .env("CURSOR_STREAM_JOBS", "2")
+            .env("CURSOR_STREAM_PART", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 100];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || tx.send(child.wait_with_output().unwrap()).unwrap());
+        let out = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the process ends once its stdout is closed");
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    }
+}
+
 #[test]
 fn a_delta_appears_while_the_producer_is_still_running() {
     let mut child = StdCommand::new(BIN)

@@ -262,9 +262,14 @@ struct Reading<V: View> {
 impl Worker<'_> {
     fn run<V: View>(self, work: Receiver<Work<V>>) {
         let mut part: Option<Reading<V>> = None;
+        // Once no later part is wanted (the main thread is gone, or this worker read the
+        // rest of the file), the batches still come back: the reading thread may be
+        // waiting for one, and the dealer for the reading thread.
+        let mut gone = false;
         // Ends when the dealer is done (or gone).
         for item in work {
             match item {
+                Work::Begin(_) | Work::End(_) | Work::Failed(_) if gone => {}
                 Work::Begin(p) => part = Some(self.begin(p)),
                 Work::Lines(batch, lines) => {
                     if let Some(r) = &mut part
@@ -277,7 +282,7 @@ impl Worker<'_> {
                     }
                 }
                 Work::End(next) => {
-                    let Some(mut r) = part.take() else { return };
+                    let Some(mut r) = part.take() else { continue };
                     let mut read_on = false;
                     if r.result.is_ok() {
                         r.result = match next {
@@ -292,33 +297,14 @@ impl Worker<'_> {
                             },
                         };
                     }
-                    let (handler, runs) = r.dispatcher.into_parts();
-                    let ViewHandler { view, ctx } = handler;
-                    // Dropping the output sends what it holds.
-                    drop(ctx);
-                    let done = Done {
-                        view,
-                        runs,
-                        result: r.result,
-                        read_on,
-                    };
-                    // The main thread is gone, or the later parts are not wanted.
-                    if r.done.send(done).is_err() || read_on {
-                        return;
-                    }
+                    let sent = r.finish(None, read_on);
+                    gone = !sent || read_on;
                 }
                 Work::Failed(e) => {
-                    let Some(mut r) = part.take() else { return };
+                    let Some(mut r) = part.take() else { continue };
                     let e = r.dispatcher.handler().read_error(self.name, e);
-                    let (handler, runs) = r.dispatcher.into_parts();
-                    drop(handler.ctx);
-                    let _ = r.done.send(Done {
-                        view: handler.view,
-                        runs,
-                        result: Err(e),
-                        read_on: false,
-                    });
-                    return;
+                    r.finish(Some(e), false);
+                    gone = true;
                 }
             }
         }
@@ -354,6 +340,24 @@ impl Worker<'_> {
             offset,
         };
         dispatcher.resume(self.name, rest, (line, offset))
+    }
+}
+
+impl<V: View> Reading<V> {
+    /// The part is read (or failed with `error`): what its copy of the view holds goes to
+    /// the main thread. Returns whether the main thread is still there.
+    fn finish(self, error: Option<anyhow::Error>, read_on: bool) -> bool {
+        let (handler, runs) = self.dispatcher.into_parts();
+        let ViewHandler { view, ctx } = handler;
+        // Dropping the output sends what it holds.
+        drop(ctx);
+        let done = Done {
+            view,
+            runs,
+            result: error.map_or(self.result, Err),
+            read_on,
+        };
+        self.done.send(done).is_ok()
     }
 }
 
