@@ -365,21 +365,29 @@ fn big_input(dir: &tempfile::TempDir) -> PathBuf {
     path
 }
 
-#[test]
-fn closed_stdout_ends_quietly_with_status_0() {
-    let dir = tempfile::tempdir().unwrap();
-    let big = big_input(&dir);
-    let mut child = StdCommand::new(BIN)
-        .arg("text")
-        .arg(&big)
+/// Runs `cmd`, reads the first 100 bytes of its stdout and closes it, as `| head -c 100`
+/// does: those bytes, and how the process ended (within a minute, or the test fails).
+fn first_100_bytes_then_close(cmd: &mut StdCommand) -> ([u8; 100], std::process::Output) {
+    let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut first = [0u8; 100];
     child.stdout.take().unwrap().read_exact(&mut first).unwrap();
-    // stdout is now closed, as `| head -c 100` leaves it.
-    let out = child.wait_with_output().unwrap();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || tx.send(child.wait_with_output().unwrap()).unwrap());
+    let out = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the process ends once its stdout is closed");
+    (first, out)
+}
+
+#[test]
+fn closed_stdout_ends_quietly_with_status_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = big_input(&dir);
+    let (first, out) = first_100_bytes_then_close(StdCommand::new(BIN).arg("text").arg(&big));
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert!(first.starts_with(b"I'll check the failing test first."));
@@ -394,22 +402,13 @@ fn closed_stdout_ends_quietly_when_one_file_is_read_in_parts() {
     let dir = tempfile::tempdir().unwrap();
     let big = big_input(&dir);
     for _ in 0..5 {
-        let mut child = StdCommand::new(BIN)
-            .args(["tools", "--failed", "--starts"])
-            .arg(&big)
-            .env("CURSOR_STREAM_JOBS", "2")
-            .env("CURSOR_STREAM_PART", "1")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut first = [0u8; 100];
-        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
-        let (tx, rx) = mpsc::channel();
-        thread::spawn(move || tx.send(child.wait_with_output().unwrap()).unwrap());
-        let out = rx
-            .recv_timeout(std::time::Duration::from_secs(60))
-            .expect("the process ends once its stdout is closed");
+        let (_, out) = first_100_bytes_then_close(
+            StdCommand::new(BIN)
+                .args(["tools", "--failed", "--starts"])
+                .arg(&big)
+                .env("CURSOR_STREAM_JOBS", "2")
+                .env("CURSOR_STREAM_PART", "1"),
+        );
         assert_eq!(out.status.code(), Some(0));
         assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     }

@@ -4,8 +4,9 @@
 //! out of the kernel), finding the newlines and peeking each line's type on one side; the
 //! views' parsing and writing on the other. The thread hands over whole buffers — the
 //! lines are not copied — with each line's place and its peeked type, and the dispatcher
-//! gives the buffers back to be refilled. There are never more than `BUFFERS` buffers, so
-//! memory stays bounded by a few times the larger of a buffer and the longest line.
+//! gives the buffers back to be refilled. There are never more than a few buffers
+//! (`BUFFERS`, more for the workers of `crate::parallel::split`), so memory stays bounded
+//! by a few times the larger of a buffer and the longest line.
 //!
 //! A batch is sent as soon as a read has produced a complete line, so a live producer's
 //! delta reaches the views at once; the dispatcher flushes its output when no batch is
@@ -73,11 +74,6 @@ impl Batch {
     /// Where a line starts in the input, in bytes.
     pub fn offset(&self, info: &LineInfo) -> u64 {
         self.start + info.raw.start as u64
-    }
-
-    /// A line's bytes as the peek saw them (`bytes` of [`Batch::line`]).
-    pub fn bytes(&self, info: &LineInfo) -> &[u8] {
-        &self.data[info.bytes.clone()]
     }
 
     pub fn line(&self, info: &LineInfo) -> Line<'_> {

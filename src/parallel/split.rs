@@ -217,7 +217,7 @@ fn deal<V: View>(
         for (i, info) in batch.lines.iter().enumerate() {
             let after = std::mem::replace(&mut after_terminal, detect::ends_run(&info.peeked));
             if size >= part
-                && detect::run_boundary(after, &info.peeked, batch.bytes(info)).is_some()
+                && detect::run_boundary(after, &info.peeked, batch.line(info).bytes).is_some()
             {
                 if from < i && send(turn, Work::Lines(batch.clone(), from..i)).is_none() {
                     return;
@@ -235,7 +235,12 @@ fn deal<V: View>(
             size += info.len() as u64;
         }
         let all = batch.lines.len();
-        if from < all && send(turn, Work::Lines(batch, from..all)).is_none() {
+        if from == all {
+            // No line left for the worker (a batch always holds one; the buffer goes back).
+            if let Some(batch) = Arc::into_inner(batch) {
+                reader.recycle(batch);
+            }
+        } else if send(turn, Work::Lines(batch, from..all)).is_none() {
             return;
         }
     }
