@@ -340,14 +340,12 @@ impl<D: Driven> Dispatcher<D> {
 
     fn line(&mut self, line: &Line<'_>, peeked: &Peeked) -> anyhow::Result<()> {
         let after_terminal = std::mem::replace(&mut self.after_terminal, detect::ends_run(peeked));
-        if let Slot::Ready { dialect, interest } = &mut self.slot
+        if after_terminal
+            && matches!(self.slot, Slot::Ready { .. })
             && !self.engine.runs.is_open()
             && let Some(agent) = detect::run_boundary(after_terminal, peeked, line.bytes)
         {
-            // A new run, and nothing of the last one carries over: its dialect anew, as
-            // a reading that starts here has it.
-            dialect.finish(&mut self.engine)?;
-            (*dialect, *interest) = dialect_for(agent, self.engine.wants);
+            self.renew(agent)?;
         }
         if let Slot::Undecided(held) = &mut self.slot {
             let verdict = match peeked {
@@ -367,6 +365,18 @@ impl<D: Driven> Dispatcher<D> {
             }
         }
         self.process(line, peeked)
+    }
+
+    /// A new run, and nothing of the last one carries over: its dialect as a reading
+    /// that starts here has it.
+    fn renew(&mut self, agent: Agent) -> anyhow::Result<()> {
+        if let Slot::Ready { dialect, interest } = &mut self.slot {
+            dialect.finish(&mut self.engine)?;
+            if !dialect.start_afresh(agent) {
+                (*dialect, *interest) = dialect_for(agent, self.engine.wants);
+            }
+        }
+        Ok(())
     }
 
     /// The agent is known: the held lines go through its dialect.

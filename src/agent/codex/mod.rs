@@ -238,6 +238,12 @@ impl Codex {
         Agent::Codex
     }
 
+    /// What a run carries to the next (the thread) is dropped too: the state of a new
+    /// dialect (see `AnyDialect::start_afresh`).
+    pub fn forget_thread(&mut self) {
+        self.thread = None;
+    }
+
     pub fn reset(&mut self) {
         self.started.clear();
         self.last_message.clear();
