@@ -154,7 +154,9 @@ fn run_parts(
 
 /// Many files read by one worker per core give the bytes of one file after another: each
 /// generated agent's log and every fixture as an input of its own, a missing file among
-/// them, bad lines enough that some warnings are only counted.
+/// them, bad lines enough that some warnings are only counted, sessions whose result an
+/// earlier input had (`check`'s `duplicate_result`), and more unknown event types than
+/// `check` lists by name.
 #[test]
 fn many_files_read_in_parallel_give_the_same_bytes_as_one_after_another() {
     let dir = tempfile::tempdir().unwrap();
@@ -174,6 +176,23 @@ fn many_files_read_in_parallel_give_the_same_bytes_as_one_after_another() {
         files.push(path);
     }
     files.push(dir.path().join("missing.ndjson"));
+    // Event types Cursor does not know, more names than `check` lists: each input's
+    // worker sees names the earlier inputs listed, and names past the list.
+    for (name, types) in [("unknown-a", 0..60), ("unknown-b", 30..190)] {
+        let path = dir.path().join(format!("{name}.ndjson"));
+        let id = format!("{name}-session");
+        let mut lines = vec![format!(
+            r#"{{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/w","session_id":"{id}","model":"m","permissionMode":"default"}}"#
+        )];
+        for t in types.clone().chain(types.rev()) {
+            lines.push(format!(r#"{{"type":"new_{t}","session_id":"{id}"}}"#));
+        }
+        lines.push(format!(
+            r#"{{"type":"result","subtype":"success","duration_ms":5,"duration_api_ms":5,"is_error":false,"result":"","session_id":"{id}"}}"#
+        ));
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        files.push(path);
+    }
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut names = Vec::new();
     ndjson_files(&fixtures, &mut names);
@@ -190,6 +209,7 @@ fn many_files_read_in_parallel_give_the_same_bytes_as_one_after_another() {
         &["events", "--count", "--type", "result"],
         &["stats", "--json"],
         &["stats"],
+        &["check"],
         &["check", "--json"],
     ];
     for args in views {
@@ -265,6 +285,8 @@ fn one_file_read_in_parts_gives_the_same_bytes_as_one_reader() {
             "--tool",
             "shell,edit,Bash,command_execution",
         ],
+        &["check"],
+        &["check", "--json"],
     ];
     for file in [corpus, late] {
         let files = [file];

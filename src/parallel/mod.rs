@@ -25,8 +25,8 @@ mod split;
 use std::cell::RefCell;
 use std::io::{self, Write};
 use std::rc::Rc;
-use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
 
 use crate::config::Config;
 use crate::dispatch::{Dispatcher, Driven};
@@ -35,27 +35,42 @@ use crate::input::{self, Input};
 use crate::out::diag::Diag;
 use crate::out::{Output, OutputMode};
 use crate::runs::Runs;
-use crate::view::{Ctx, View, ViewHandler};
+use crate::view::{Ctx, Question, View, ViewHandler};
 
-/// What a worker wrote, in order.
-pub(crate) enum Piece {
-    Out(Vec<u8>),
-    Err(Vec<u8>),
+/// What a worker wrote, in order: its bytes, and the marks that say which stream each
+/// stretch of them goes to and what comes between them.
+pub(crate) struct Piece {
+    bytes: Vec<u8>,
+    marks: Vec<Mark>,
+}
+
+enum Mark {
+    /// The bytes from the last stretch's end to this offset go to stdout.
+    Out(usize),
+    /// The bytes from the last stretch's end to this offset go to stderr.
+    Err(usize),
     /// A diagnostic of a kind that is summarised after a few (see [`Diag`]).
     Diag {
         kind: &'static str,
         label: String,
         msg: String,
     },
+    /// A question for the view on the main thread ([`View::answer`]).
+    Ask(Question),
 }
 
 /// Pieces a worker may write ahead of the main thread, per input: all but the last are
-/// at least [`PIECE`] bytes (or end where the other stream or a message begins), so about
-/// 512 KiB waits per worker at most (more only for a longer line).
+/// about [`PIECE`] bytes, so about 512 KiB waits per worker at most (more only for a
+/// longer line).
 const AHEAD: usize = 4;
 
-/// The size a worker's output is gathered to before it is sent as one piece.
+/// The size a worker's output is gathered to before it is sent as one piece (what its
+/// messages and questions hold counted in).
 const PIECE: usize = 128 * 1024;
+
+/// The most marks in a piece: a view that writes little and asks often (`check`, a
+/// question a run) sends its pieces no more often than this.
+const MARKS: usize = 1024;
 
 /// A worker's read buffers: half the usual 1 MiB, so that two workers' buffers (three
 /// each in circulation, see `input::reader`) keep the peak near the sequential reading's
@@ -108,7 +123,7 @@ struct Done<V> {
 /// One input's work: the view's copy, where its pieces and its end go.
 struct Job<V> {
     view: V,
-    pieces: SyncSender<Piece>,
+    pieces: PiecesTo,
     done: SyncSender<Done<V>>,
 }
 
@@ -124,11 +139,12 @@ fn drive_files<V: View>(
     let Some(copies) = (0..n).map(|_| view.fork()).collect::<Option<Vec<V>>>() else {
         return Err(view);
     };
-    let mut pieces: Vec<Receiver<Piece>> = Vec::with_capacity(n);
+    let spares = Spares::default();
+    let mut pieces: Vec<PiecesFrom> = Vec::with_capacity(n);
     let mut dones: Vec<Receiver<Done<V>>> = Vec::with_capacity(n);
     let mut queue = Vec::with_capacity(n);
     for copy in copies {
-        let (pieces_to, pieces_from) = sync_channel(AHEAD);
+        let (pieces_to, pieces_from) = pieces_channel(&spares);
         let (done_to, done_from) = sync_channel(1);
         pieces.push(pieces_from);
         dones.push(done_from);
@@ -173,7 +189,7 @@ fn drive_files<V: View>(
 /// The main thread: the inputs' pieces in argument order, the copies merged, the end.
 fn gather<V: View>(
     handler: &mut ViewHandler<V>,
-    pieces: &[Receiver<Piece>],
+    pieces: &[PiecesFrom],
     dones: &[Receiver<Done<V>>],
 ) -> anyhow::Result<ExitStatus> {
     let mut runs = Runs::default();
@@ -200,24 +216,30 @@ fn gather<V: View>(
 }
 
 /// Writes what a worker wrote for one input (or part), until it is done.
-fn write_pieces<V: View>(
-    handler: &mut ViewHandler<V>,
-    from: &Receiver<Piece>,
-) -> anyhow::Result<()> {
+fn write_pieces<V: View>(handler: &mut ViewHandler<V>, from: &PiecesFrom) -> anyhow::Result<()> {
     let mut first_out = true;
     // Ends when the worker dropped its senders: the input is read.
-    for piece in from {
-        let ctx = &mut handler.ctx;
-        match piece {
-            Piece::Out(bytes) => {
-                if std::mem::take(&mut first_out) {
-                    handler.view.before_forked_output(ctx)?;
+    for Piece { bytes, marks } in &from.from {
+        let mut at = 0;
+        for mark in marks {
+            let ctx = &mut handler.ctx;
+            match mark {
+                Mark::Out(end) => {
+                    if std::mem::take(&mut first_out) {
+                        handler.view.before_forked_output(ctx)?;
+                    }
+                    handler.ctx.out.write_out(&bytes[at..end])?;
+                    at = end;
                 }
-                ctx.out.write_out(&bytes)?
+                Mark::Err(end) => {
+                    ctx.out.write_err(&bytes[at..end]);
+                    at = end;
+                }
+                Mark::Diag { kind, label, msg } => ctx.diag.replay(&mut ctx.out, kind, &label, msg),
+                Mark::Ask(question) => handler.view.answer(question, ctx)?,
             }
-            Piece::Err(bytes) => ctx.out.write_err(&bytes),
-            Piece::Diag { kind, label, msg } => ctx.diag.replay(&mut ctx.out, kind, &label, msg),
         }
+        from.spares.give(bytes);
     }
     Ok(())
 }
@@ -228,7 +250,7 @@ fn read_one<V: View>(
     input: &Input,
     config: &Config,
     mode: OutputMode,
-    to: SyncSender<Piece>,
+    to: PiecesTo,
 ) -> Done<V> {
     let name = input.name();
     let rdr = match input::open(input) {
@@ -261,7 +283,7 @@ fn read_one<V: View>(
 }
 
 /// What a worker's view writes through: its output and its messages, as pieces into `to`.
-fn worker_ctx(to: SyncSender<Piece>, config: &Config, mode: OutputMode) -> Ctx {
+fn worker_ctx(to: PiecesTo, config: &Config, mode: OutputMode) -> Ctx {
     let pieces = Pieces::new(to);
     let out = Output::new(
         Box::new(PieceWriter {
@@ -274,70 +296,135 @@ fn worker_ctx(to: SyncSender<Piece>, config: &Config, mode: OutputMode) -> Ctx {
         }),
         mode,
     );
-    Ctx::new(out, Diag::deferred(config.strict, config.quiet, pieces))
+    let mut ctx = Ctx::new(
+        out,
+        Diag::deferred(config.strict, config.quiet, pieces.clone()),
+    );
+    ctx.to_main = Some(pieces);
+    ctx
 }
 
-/// A worker's two output streams and its deferred messages, in the order they were
-/// written, gathered into pieces of [`PIECE`] bytes.
+/// Where a worker sends the pieces of one input (or part).
+pub(crate) struct PiecesTo {
+    to: SyncSender<Piece>,
+    spares: Spares,
+}
+
+/// Where the main thread takes them, giving their buffers back.
+pub(crate) struct PiecesFrom {
+    from: Receiver<Piece>,
+    spares: Spares,
+}
+
+/// The pieces of one input (or part): at most [`AHEAD`] wait.
+fn pieces_channel(spares: &Spares) -> (PiecesTo, PiecesFrom) {
+    let (to, from) = sync_channel(AHEAD);
+    let spares = spares.clone();
+    (
+        PiecesTo {
+            to,
+            spares: spares.clone(),
+        },
+        PiecesFrom { from, spares },
+    )
+}
+
+/// A worker's two output streams, its deferred messages and its questions, in the order
+/// they were written, gathered into pieces of about [`PIECE`] bytes.
 ///
 /// The views flush their output whenever no input line is waiting, which on a worker is
 /// often. Sent as they came, those flushes made small pieces: a later input's worker
 /// filled its [`AHEAD`] pieces at once and waited for the earlier input to end, so the
 /// workers took turns instead of running side by side (8 files, `stats --json`: 1.01×
-/// faster than one file after another; both cores 60 % busy).
+/// faster than one file after another; both cores 60 % busy). Messages and questions
+/// are marks in a piece for the same reason.
 #[derive(Clone)]
 pub(crate) struct Pieces(Rc<RefCell<Gathered>>);
 
 struct Gathered {
     to: SyncSender<Piece>,
-    held: Vec<u8>,
-    /// What `held` is: stderr's bytes, or stdout's.
-    held_err: bool,
+    piece: Piece,
+    /// What the piece's messages and questions hold, in bytes.
+    weight: usize,
+    spares: Spares,
 }
 
 impl Pieces {
-    fn new(to: SyncSender<Piece>) -> Pieces {
+    fn new(PiecesTo { to, spares }: PiecesTo) -> Pieces {
         Pieces(Rc::new(RefCell::new(Gathered {
             to,
-            held: Vec::new(),
-            held_err: false,
+            piece: Piece {
+                bytes: Vec::new(),
+                marks: Vec::new(),
+            },
+            weight: 0,
+            spares,
         })))
     }
 
     fn write(&self, err: bool, bytes: &[u8]) -> io::Result<()> {
         let mut g = self.0.borrow_mut();
-        if g.held_err != err {
-            g.send_held()?;
-            g.held_err = err;
+        if g.piece.bytes.capacity() == 0 {
+            g.piece.bytes = g.spares.take();
         }
-        g.held.extend_from_slice(bytes);
-        if g.held.len() >= PIECE {
-            g.send_held()?;
+        // A piece is sent before it would outgrow its buffer: grown, it would be copied
+        // to one twice as large.
+        if !g.piece.bytes.is_empty() && g.piece.bytes.len() + bytes.len() > g.piece.bytes.capacity()
+        {
+            g.send()?;
+            g.piece.bytes = g.spares.take();
         }
-        Ok(())
+        let piece = &mut g.piece;
+        piece.bytes.extend_from_slice(bytes);
+        let end = piece.bytes.len();
+        match piece.marks.last_mut() {
+            Some(Mark::Out(e)) if !err => *e = end,
+            Some(Mark::Err(e)) if err => *e = end,
+            _ => piece
+                .marks
+                .push(if err { Mark::Err(end) } else { Mark::Out(end) }),
+        }
+        g.send_if_full()
     }
 
     /// A summarised message, after everything written before it.
     pub(crate) fn diag(&self, kind: &'static str, label: String, msg: String) {
+        let weight = label.len() + msg.len();
+        let _ = self.mark(Mark::Diag { kind, label, msg }, weight);
+    }
+
+    /// A question for the view on the main thread, after everything written before it;
+    /// `weight`: about what it holds, in bytes.
+    pub(crate) fn ask(&self, question: Question, weight: usize) {
+        let _ = self.mark(Mark::Ask(question), weight);
+    }
+
+    fn mark(&self, mark: Mark, weight: usize) -> io::Result<()> {
         let mut g = self.0.borrow_mut();
-        if g.send_held().is_ok() {
-            let _ = g.to.send(Piece::Diag { kind, label, msg });
-        }
+        g.piece.marks.push(mark);
+        g.weight += weight;
+        g.send_if_full()
     }
 }
 
 impl Gathered {
+    fn send_if_full(&mut self) -> io::Result<()> {
+        if self.piece.bytes.len() + self.weight >= PIECE || self.piece.marks.len() >= MARKS {
+            self.send()?;
+        }
+        Ok(())
+    }
+
     /// The main thread is gone (it stopped on an error): as a closed pipe.
-    fn send_held(&mut self) -> io::Result<()> {
-        if self.held.is_empty() {
+    fn send(&mut self) -> io::Result<()> {
+        if self.piece.marks.is_empty() {
             return Ok(());
         }
-        let bytes = std::mem::replace(&mut self.held, Vec::with_capacity(PIECE));
-        let piece = if self.held_err {
-            Piece::Err(bytes)
-        } else {
-            Piece::Out(bytes)
+        let piece = Piece {
+            bytes: std::mem::take(&mut self.piece.bytes),
+            marks: std::mem::take(&mut self.piece.marks),
         };
+        self.weight = 0;
         self.to
             .send(piece)
             .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))
@@ -347,7 +434,39 @@ impl Gathered {
 impl Drop for Gathered {
     /// The worker's output and `Diag` are gone, the input read: what is left goes.
     fn drop(&mut self) {
-        let _ = self.send_held();
+        let _ = self.send();
+    }
+}
+
+/// The buffers of pieces written out, for the workers to fill again.
+///
+/// A new buffer for every piece cost a page fault for every 4 KiB of output: glibc gives
+/// blocks this large fresh pages (`mmap`, or the heap grown and trimmed again), and a
+/// view whose output is most of its input (`tools --json` in parts) took a fault for
+/// every 5 KiB it read.
+#[derive(Clone, Default)]
+pub(crate) struct Spares(Arc<Mutex<Vec<Vec<u8>>>>);
+
+/// The most buffers kept: about what the workers may have written ahead.
+const SPARES: usize = 16;
+
+impl Spares {
+    fn take(&self) -> Vec<u8> {
+        let spare = self.0.lock().ok().and_then(|mut spares| spares.pop());
+        spare.unwrap_or_else(|| Vec::with_capacity(PIECE))
+    }
+
+    /// Keeps `bytes`' buffer, unless it grew for a long line or enough are kept.
+    fn give(&self, mut bytes: Vec<u8>) {
+        if bytes.capacity() != PIECE {
+            return;
+        }
+        bytes.clear();
+        if let Ok(mut spares) = self.0.lock()
+            && spares.len() < SPARES
+        {
+            spares.push(bytes);
+        }
     }
 }
 
@@ -374,22 +493,39 @@ impl Write for PieceWriter {
 mod tests {
     use super::*;
 
-    fn received(from: &Receiver<Piece>) -> Vec<(char, Vec<u8>)> {
-        from.try_iter()
-            .map(|piece| match piece {
-                Piece::Out(b) => ('o', b),
-                Piece::Err(b) => ('e', b),
-                Piece::Diag { msg, .. } => ('d', msg.into_bytes()),
-            })
-            .collect()
+    /// A worker's pieces, with a channel the test reads.
+    fn pieces() -> (Pieces, Receiver<Piece>) {
+        let (to, from) = sync_channel(64);
+        let spares = Spares::default();
+        (Pieces::new(PiecesTo { to, spares }), from)
+    }
+
+    /// The pieces received: each one's size in bytes, and what they hold in order
+    /// (`o`, `e`: a stretch of stdout or stderr; `d`: a message; `q`: a question).
+    fn received(from: &Receiver<Piece>) -> (Vec<usize>, Vec<(char, Vec<u8>)>) {
+        let mut sizes = Vec::new();
+        let mut got = Vec::new();
+        for Piece { bytes, marks } in from.try_iter() {
+            sizes.push(bytes.len());
+            let mut at = 0;
+            for mark in marks {
+                got.push(match mark {
+                    Mark::Out(end) => ('o', bytes[std::mem::replace(&mut at, end)..end].to_vec()),
+                    Mark::Err(end) => ('e', bytes[std::mem::replace(&mut at, end)..end].to_vec()),
+                    Mark::Diag { msg, .. } => ('d', msg.into_bytes()),
+                    Mark::Ask(q) => ('q', vec![*q.downcast::<u8>().unwrap()]),
+                });
+            }
+        }
+        (sizes, got)
     }
 
     /// A view flushing after every line must not make a piece of every flush: the later
-    /// inputs' workers would fill their few pieces at once and wait.
+    /// inputs' workers would fill their few pieces at once and wait. Nor may a piece
+    /// outgrow its buffer (it would be copied into one twice as large).
     #[test]
     fn flushed_output_is_sent_in_large_pieces() {
-        let (to, from) = sync_channel(64);
-        let pieces = Pieces::new(to);
+        let (pieces, from) = pieces();
         let mut out = PieceWriter {
             pieces: pieces.clone(),
             err: false,
@@ -401,21 +537,16 @@ mod tests {
         }
         drop(out);
         drop(pieces);
-        let got = received(&from);
-        assert_eq!(
-            got.len(),
-            300_000 / PIECE + 1,
-            "pieces of {PIECE} bytes and the rest"
-        );
-        assert!(got[..got.len() - 1].iter().all(|(_, b)| b.len() >= PIECE));
-        assert_eq!(got.iter().map(|(_, b)| b.len()).sum::<usize>(), 300_000);
+        let (sizes, _) = received(&from);
+        let full = PIECE / 100 * 100;
+        assert_eq!(sizes, [full, full, 300_000 - 2 * full]);
     }
 
-    /// What is gathered goes before the other stream's bytes and before a message.
+    /// What is gathered keeps its order: the two streams, the messages, the questions;
+    /// the marks do not end a piece.
     #[test]
-    fn the_streams_and_the_messages_keep_their_order() {
-        let (to, from) = sync_channel(64);
-        let pieces = Pieces::new(to);
+    fn the_streams_the_messages_and_the_questions_keep_their_order() {
+        let (pieces, from) = pieces();
         let writer = |err| PieceWriter {
             pieces: pieces.clone(),
             err,
@@ -425,15 +556,39 @@ mod tests {
         out.write_all(b"b").unwrap();
         err.write_all(b"c").unwrap();
         pieces.diag("kind", "f:1".into(), "d".into());
+        pieces.ask(Box::new(7u8), 1);
         out.write_all(b"e").unwrap();
         drop((out, err, pieces));
-        let got = received(&from);
+        let (sizes, got) = received(&from);
         let want: Vec<(char, Vec<u8>)> = vec![
             ('o', b"ab".to_vec()),
             ('e', b"c".to_vec()),
             ('d', b"d".to_vec()),
+            ('q', vec![7]),
             ('o', b"e".to_vec()),
         ];
         assert_eq!(got, want);
+        assert_eq!(sizes, [4], "one piece");
+    }
+
+    /// Questions with no output between them go in pieces of [`MARKS`], or of what they
+    /// weigh.
+    #[test]
+    fn questions_alone_are_sent_when_there_are_enough_of_them() {
+        let (pieces, from) = pieces();
+        for _ in 0..MARKS + 1 {
+            pieces.ask(Box::new(1u8), 1);
+        }
+        pieces.ask(Box::new(2u8), PIECE);
+        pieces.ask(Box::new(3u8), 1);
+        drop(pieces);
+        let (sizes, got) = received(&from);
+        assert_eq!(
+            sizes.len(),
+            3,
+            "{MARKS} questions, then 2 up to a heavy one, then the last"
+        );
+        assert_eq!(got.len(), MARKS + 3);
+        assert_eq!(got[MARKS + 1..], [('q', vec![2]), ('q', vec![3])]);
     }
 }

@@ -27,7 +27,9 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, SyncSender, sync_channel};
 
-use super::{AHEAD, Piece, WORKER_BUFFER, worker_ctx, write_pieces};
+use super::{
+    PiecesFrom, PiecesTo, Spares, WORKER_BUFFER, pieces_channel, worker_ctx, write_pieces,
+};
 use crate::agent::detect;
 use crate::agent::event::Wants;
 use crate::config::Config;
@@ -42,7 +44,7 @@ use crate::view::{Ctx, View, ViewHandler};
 
 /// The least a part holds, in bytes: a part ends at the first run boundary after it.
 /// Small enough that a worker's output for its part mostly fits the pieces it may write
-/// ahead ([`AHEAD`]); large enough that the cost of a part (a fresh dispatcher, a copy of
+/// ahead ([`AHEAD`](super::AHEAD)); large enough that the cost of a part (a fresh dispatcher, a copy of
 /// the view) is nothing. `CURSOR_STREAM_PART` sets another (the tests cut at every
 /// boundary).
 ///
@@ -82,7 +84,7 @@ struct Part<V> {
     view: V,
     /// The file's first part.
     first: bool,
-    pieces: SyncSender<Piece>,
+    pieces: PiecesTo,
     done: SyncSender<Done<V>>,
 }
 
@@ -97,7 +99,7 @@ struct Done<V> {
 
 /// What the main thread receives of a part, in the file's order.
 struct Gathered<V> {
-    pieces: Receiver<Piece>,
+    pieces: PiecesFrom,
     done: Receiver<Done<V>>,
 }
 
@@ -156,7 +158,7 @@ pub(crate) fn drive<V: View>(
         Err(e) => return Ok(Err(e.into())),
     };
     let again = Arc::new(again);
-    // Parts dealt and not yet written: each may hold [`AHEAD`] pieces of output.
+    // Parts dealt and not yet written: each may hold [`AHEAD`](super::AHEAD) pieces of output.
     let (parts_to, parts_from) = sync_channel::<Gathered<V>>(jobs + 1);
     Ok(std::thread::scope(|s| {
         let mut workers = Vec::with_capacity(jobs);
@@ -172,7 +174,7 @@ pub(crate) fn drive<V: View>(
             };
             s.spawn(move || worker.run(from));
         }
-        s.spawn(move || deal(reader, proto, workers, parts_to));
+        s.spawn(move || deal(reader, proto, workers, parts_to, Spares::default()));
         gather(&mut handler, parts_from)
     }))
 }
@@ -183,10 +185,11 @@ fn deal<V: View>(
     proto: V,
     workers: Vec<SyncSender<Work<V>>>,
     parts: SyncSender<Gathered<V>>,
+    spares: Spares,
 ) {
     let mut turn = 0;
     let begin = |turn: usize, first: bool| -> Option<()> {
-        let (pieces_to, pieces) = sync_channel(AHEAD);
+        let (pieces_to, pieces) = pieces_channel(&spares);
         let (done_to, done) = sync_channel(1);
         parts.send(Gathered { pieces, done }).ok()?;
         let part = Part {

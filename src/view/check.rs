@@ -31,7 +31,7 @@ use crate::exit::ExitStatus;
 use crate::input::peek::{BadLine, Head, TypeSet};
 use crate::out::diag::{Excerpt, Reading};
 use crate::runs::Runs;
-use crate::view::{Ctx, View};
+use crate::view::{Ctx, Question, View};
 
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
@@ -90,6 +90,19 @@ pub struct CheckView {
     unknown_types_not_listed: u64,
     events: u64,
     runs: u64,
+    /// A copy reading one of several inputs, or one part of a file, on a worker
+    /// ([`View::fork`]): what spans inputs (a session's second result, the unknown types
+    /// listed) is asked of the view on the main thread ([`CheckQuestion`]).
+    copy: bool,
+}
+
+/// What a copy asks the view on the main thread, which knows the earlier inputs.
+enum CheckQuestion {
+    /// A Cursor session's first result in this input: a problem if an earlier input had
+    /// one (this is its line).
+    Result { session: u64, problem: Vec<u8> },
+    /// An event of a type its agent does not know.
+    UnknownType(String),
 }
 
 impl CheckView {
@@ -104,6 +117,7 @@ impl CheckView {
             unknown_types_not_listed: 0,
             events: 0,
             runs: 0,
+            copy: false,
         }
     }
 
@@ -122,6 +136,16 @@ impl CheckView {
         ctx: &mut Ctx,
     ) -> anyhow::Result<()> {
         *self.by_kind.entry(kind).or_default() += 1;
+        ctx.out.write_out(&self.problem_line(at, kind, message)?)?;
+        Ok(())
+    }
+
+    fn problem_line(
+        &self,
+        at: &Position,
+        kind: &'static str,
+        message: &str,
+    ) -> anyhow::Result<Vec<u8>> {
         let mut line = if self.opts.json {
             serde_json::to_vec(&Problem {
                 record: "problem",
@@ -134,8 +158,19 @@ impl CheckView {
             format!("{}:{}: {kind}: {message}", at.file, at.line).into_bytes()
         };
         line.push(b'\n');
-        ctx.out.write_out(&line)?;
-        Ok(())
+        Ok(line)
+    }
+
+    /// Counts an event of a type its agent does not know, by name for the first few
+    /// names.
+    fn unknown_type(&mut self, name: &str) {
+        if let Some(n) = self.unknown_types.get_mut(name) {
+            *n += 1;
+        } else if self.unknown_types.len() < UNKNOWN_TYPES {
+            self.unknown_types.insert(name.to_string(), 1);
+        } else {
+            self.unknown_types_not_listed += 1;
+        }
     }
 
     fn problem_here(
@@ -181,6 +216,40 @@ impl View for CheckView {
         }
     }
 
+    /// Each run's problems are its own; a session's second result and the unknown types
+    /// listed span inputs, and are asked of the view on the main thread.
+    fn fork(&self) -> Option<Self> {
+        Some(CheckView {
+            copy: true,
+            hasher: self.hasher.clone(),
+            ..CheckView::new(self.opts.clone())
+        })
+    }
+
+    fn merge(&mut self, later: Self) {
+        for (kind, n) in later.by_kind {
+            *self.by_kind.entry(kind).or_default() += n;
+        }
+        self.events += later.events;
+        self.runs += later.runs;
+    }
+
+    fn answer(&mut self, question: Question, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let Ok(question) = question.downcast::<CheckQuestion>() else {
+            return Ok(());
+        };
+        match *question {
+            CheckQuestion::Result { session, problem } => {
+                if !self.sessions_with_result.insert(session) {
+                    *self.by_kind.entry("duplicate_result").or_default() += 1;
+                    ctx.out.write_out(&problem)?;
+                }
+            }
+            CheckQuestion::UnknownType(name) => self.unknown_type(&name),
+        }
+        Ok(())
+    }
+
     fn run_start(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
         self.starts.clear();
         self.runs += 1;
@@ -220,12 +289,14 @@ impl View for CheckView {
             self.problem_here("missing_session_id", &message, ctx)?;
         }
         if !dialect.classify(head.name).known {
-            if let Some(n) = self.unknown_types.get_mut(&*head.type_name) {
-                *n += 1;
-            } else if self.unknown_types.len() < UNKNOWN_TYPES {
-                self.unknown_types.insert(head.type_name.to_string(), 1);
-            } else {
-                self.unknown_types_not_listed += 1;
+            let name = &*head.type_name;
+            if !self.copy {
+                self.unknown_type(name);
+            } else if let Err(q) = ctx.ask(
+                Box::new(CheckQuestion::UnknownType(name.into())),
+                name.len(),
+            ) {
+                self.answer(q, ctx)?;
             }
         }
         Ok(true)
@@ -287,10 +358,20 @@ impl View for CheckView {
         }
         if ctx.run.agent == Agent::Cursor
             && let Some(id) = ctx.run.session_id.as_deref()
-            && !self.sessions_with_result.insert(self.hasher.hash_one(id))
         {
-            let message = format!("a second result event for session {id}");
-            self.problem_here("duplicate_result", &message, ctx)?;
+            let session = self.hasher.hash_one(id);
+            let message = || format!("a second result event for session {id}");
+            if !self.sessions_with_result.insert(session) {
+                self.problem_here("duplicate_result", &message(), ctx)?;
+            } else if self.copy {
+                let problem =
+                    self.problem_line(&Self::here(ctx), "duplicate_result", &message())?;
+                let weight = problem.len();
+                let q = Box::new(CheckQuestion::Result { session, problem });
+                if let Err(q) = ctx.ask(q, weight) {
+                    self.answer(q, ctx)?;
+                }
+            }
         }
         if let AnswerCheck::Differs { rebuilt, expected } = end.answer {
             let message = format!(

@@ -45,7 +45,14 @@ pub(crate) struct Ctx {
     pub run: RunInfo,
     /// Event lines of the current run, once it ends.
     pub run_events: u64,
+    /// On a view's copy reading on a worker (`crate::parallel`): where its output goes to
+    /// the main thread, with its questions ([`Ctx::ask`]).
+    pub(crate) to_main: Option<crate::parallel::Pieces>,
 }
+
+/// What a view's copy on a worker ([`View::fork`]) cannot decide alone, left in its
+/// output for the view on the main thread ([`View::answer`]).
+pub(crate) type Question = Box<dyn std::any::Any + Send>;
 
 impl Ctx {
     pub fn new(out: Output, diag: Diag) -> Ctx {
@@ -54,7 +61,23 @@ impl Ctx {
             diag,
             run: RunInfo::new(Agent::Cursor),
             run_events: 0,
+            to_main: None,
         }
+    }
+
+    /// Leaves `question` at this place in a view's copy's output: the view on the main
+    /// thread answers it there ([`View::answer`]), knowing what the earlier inputs held.
+    /// `weight`: about what it holds, in bytes (a worker sends its output on when it
+    /// holds enough). Gives the question back to a view reading alone, which answers it
+    /// itself.
+    pub(crate) fn ask(&mut self, question: Question, weight: usize) -> Result<(), Question> {
+        let Some(to) = &self.to_main else {
+            return Err(question);
+        };
+        // What the output holds so far goes first.
+        let _ = self.out.flush();
+        to.ask(question, weight);
+        Ok(())
     }
 }
 
@@ -188,6 +211,13 @@ pub(crate) trait View: Send {
     where
         Self: Sized,
     {
+    }
+
+    /// Answers what a [`View::fork`] copy asked ([`Ctx::ask`]) at that place in its
+    /// output: after the earlier inputs' copies were merged, and after the questions
+    /// asked before it.
+    fn answer(&mut self, _question: Question, _ctx: &mut Ctx) -> anyhow::Result<()> {
+        Ok(())
     }
 
     /// Before the first bytes a [`View::fork`] copy wrote to stdout for an input, in
