@@ -414,6 +414,47 @@ fn closed_stdout_ends_quietly_when_one_file_is_read_in_parts() {
     }
 }
 
+/// Several files: a worker takes an input only a few inputs ahead of the output. With a
+/// slow first input (a FIFO no one writes yet), the later files are opened when the
+/// output nears them, as one after another would (so a file removed meanwhile cannot be
+/// read), not all at once, each finished one holding a piece of output until its turn.
+#[cfg(unix)]
+#[test]
+fn workers_take_files_only_a_few_ahead_of_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let slow = dir.path().join("slow.ndjson");
+    let made = StdCommand::new("mkfifo").arg(&slow).status().unwrap();
+    assert!(made.success());
+    let run = read("documented.ndjson");
+    let files: Vec<PathBuf> = (0..40)
+        .map(|i| {
+            let path = dir.path().join(format!("f{i:02}.ndjson"));
+            std::fs::write(&path, &run).unwrap();
+            path
+        })
+        .collect();
+    let child = StdCommand::new(BIN)
+        .arg("check")
+        .arg(&slow)
+        .args(&files)
+        .env("CURSOR_STREAM_JOBS", "2")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Time for the workers to take every file they may.
+    thread::sleep(Duration::from_millis(500));
+    for file in &files[10..] {
+        std::fs::remove_file(file).unwrap();
+    }
+    // Opens the FIFO (its reader waits for that), writes the run and closes it.
+    std::fs::write(&slow, &run).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("cannot read").count(), 30, "{stderr}");
+    assert_eq!(out.status.code(), Some(2));
+}
+
 #[test]
 fn a_delta_appears_while_the_producer_is_still_running() {
     let mut child = StdCommand::new(BIN)

@@ -2,16 +2,17 @@
 //!
 //! Each input holds whole runs, so a view whose output for an input owes nothing to the
 //! earlier inputs ([`View::fork`]) can read every input with a copy of itself on a worker
-//! thread. A worker writes its output and diagnostics as [`Piece`]s (its output gathered
-//! to [`PIECE`] bytes, see [`Pieces`]) into a small bounded channel of that input's own;
-//! the main thread drains the channels in argument order,
-//! writes the pieces, counts the diagnostics with one [`Diag`] (the first few of a kind
-//! shown, the rest summed up at the end, as when one view reads everything), merges each
-//! copy's state into the view ([`View::merge`]) and the runs for the exit status, then
-//! finishes as the sequential reading does. A worker that got ahead waits on its full
-//! channel: memory stays bounded (about [`AHEAD`] pieces a worker), whatever the
-//! sizes of the inputs. The bytes are those of the sequential reading (`tests/reference.rs`
-//! compares both).
+//! thread. A worker writes its output, its diagnostics and its questions for the view on
+//! the main thread ([`View::answer`]) as [`Piece`]s (gathered to [`PIECE`] bytes, see
+//! [`Pieces`]) into a small bounded channel of that input's own; the main thread drains
+//! the channels in argument order, writes the pieces, counts the diagnostics with one
+//! [`Diag`] (the first few of a kind shown, the rest summed up at the end, as when one
+//! view reads everything), answers the questions, merges each copy's state into the view
+//! ([`View::merge`]) and the runs for the exit status, then finishes as the sequential
+//! reading does. A worker that got ahead waits on its full channel, and takes a new input
+//! only while fewer than [`INPUTS_AHEAD`] are read and not yet written: memory stays
+//! bounded, whatever the sizes and the number of the inputs. The bytes are those of the
+//! sequential reading (`tests/reference.rs` compares both).
 //!
 //! One big file is read the same way, in parts that end at run boundaries
 //! ([`split`]).
@@ -59,10 +60,14 @@ enum Mark {
     Ask(Question),
 }
 
-/// Pieces a worker may write ahead of the main thread, per input: all but the last are
-/// about [`PIECE`] bytes, so about 512 KiB waits per worker at most (more only for a
-/// longer line).
+/// Pieces a worker may write ahead of the main thread, per input: each holds at most
+/// about [`PIECE`] bytes (more only for a longer line), so about 512 KiB waits per input.
 const AHEAD: usize = 4;
+
+/// Inputs taken by the workers and not yet written, per worker. A finished input's
+/// pieces wait for the main thread: with no bound, a slow first input and thousands of
+/// small ones after it would hold a piece each.
+const INPUTS_AHEAD: usize = 2;
 
 /// The size a worker's output is gathered to before it is sent as one piece (what its
 /// messages and questions hold counted in).
@@ -164,13 +169,21 @@ fn drive_files<V: View>(
         *next += 1;
         Some((*next - 1, job))
     };
+    let take = &take;
+    // A ticket for each input taken and not yet written: the main thread takes one back
+    // as it ends each input.
+    let (ticket, tickets) = sync_channel::<()>(INPUTS_AHEAD * jobs);
     let out = Output::new(Box::new(io::stdout().lock()), Box::new(io::stderr()), mode);
     let ctx = Ctx::new(out, Diag::new(config.strict, config.quiet));
     let mut handler = ViewHandler::new(view, ctx);
     Ok(std::thread::scope(|s| {
         for _ in 0..jobs {
-            s.spawn(|| {
-                while let Some((k, job)) = take() {
+            let ticket = ticket.clone();
+            s.spawn(move || {
+                // Ends when the main thread stopped, or every input is taken.
+                while ticket.send(()).is_ok()
+                    && let Some((k, job)) = take()
+                {
                     let done = read_one(job.view, &config.inputs[k], config, mode, job.pieces);
                     if job.done.send(done).is_err() {
                         break; // the main thread stopped (an error, a closed stdout)
@@ -178,10 +191,12 @@ fn drive_files<V: View>(
                 }
             });
         }
-        let status = gather(&mut handler, &pieces, &dones);
+        drop(ticket);
+        let status = gather(&mut handler, &pieces, &dones, &tickets);
         // Workers still writing find their channels closed and stop.
         drop(pieces);
         drop(dones);
+        drop(tickets);
         status
     }))
 }
@@ -191,6 +206,7 @@ fn gather<V: View>(
     handler: &mut ViewHandler<V>,
     pieces: &[PiecesFrom],
     dones: &[Receiver<Done<V>>],
+    tickets: &Receiver<()>,
 ) -> anyhow::Result<ExitStatus> {
     let mut runs = Runs::default();
     let mut unopened = false;
@@ -199,6 +215,8 @@ fn gather<V: View>(
         let done = done
             .recv()
             .map_err(|_| anyhow::anyhow!("a worker reading the inputs stopped"))?;
+        // This input's ticket (taken before it was): a worker may take another.
+        let _ = tickets.try_recv();
         let ctx = &mut handler.ctx;
         if let Some(message) = done.unopened {
             ctx.out.begin_err_block();
@@ -347,6 +365,8 @@ struct Gathered {
     /// What the piece's messages and questions hold, in bytes.
     weight: usize,
     spares: Spares,
+    /// The main thread is gone (it stopped on an error, or stdout closed).
+    gone: bool,
 }
 
 impl Pieces {
@@ -359,11 +379,13 @@ impl Pieces {
             },
             weight: 0,
             spares,
+            gone: false,
         })))
     }
 
     fn write(&self, err: bool, bytes: &[u8]) -> io::Result<()> {
         let mut g = self.0.borrow_mut();
+        g.still_there()?;
         if g.piece.bytes.capacity() == 0 {
             g.piece.bytes = g.spares.take();
         }
@@ -401,6 +423,7 @@ impl Pieces {
 
     fn mark(&self, mark: Mark, weight: usize) -> io::Result<()> {
         let mut g = self.0.borrow_mut();
+        g.still_there()?;
         g.piece.marks.push(mark);
         g.weight += weight;
         g.send_if_full()
@@ -408,6 +431,16 @@ impl Pieces {
 }
 
 impl Gathered {
+    /// As a closed pipe once the main thread is gone: the view stops reading at its next
+    /// write or flush, as the sequential reading does. A view that only asks (`check` on a
+    /// clean log) would otherwise read its whole input for nothing.
+    fn still_there(&self) -> io::Result<()> {
+        if self.gone {
+            return Err(io::Error::from(io::ErrorKind::BrokenPipe));
+        }
+        Ok(())
+    }
+
     fn send_if_full(&mut self) -> io::Result<()> {
         if self.piece.bytes.len() + self.weight >= PIECE || self.piece.marks.len() >= MARKS {
             self.send()?;
@@ -425,15 +458,23 @@ impl Gathered {
             marks: std::mem::take(&mut self.piece.marks),
         };
         self.weight = 0;
-        self.to
-            .send(piece)
-            .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))
+        if self.to.send(piece).is_err() {
+            self.gone = true;
+        }
+        self.still_there()
     }
 }
 
 impl Drop for Gathered {
-    /// The worker's output and `Diag` are gone, the input read: what is left goes.
+    /// The worker's output and `Diag` are gone, the input read: what is left goes. A
+    /// small last piece goes in a buffer of its size, its large one back to the spares:
+    /// it may wait long for the main thread.
     fn drop(&mut self) {
+        if self.piece.bytes.len() < PIECE / 4 {
+            let small = self.piece.bytes.as_slice().to_vec();
+            self.spares
+                .give(std::mem::replace(&mut self.piece.bytes, small));
+        }
         let _ = self.send();
     }
 }
@@ -482,10 +523,10 @@ impl Write for PieceWriter {
         Ok(buf.len())
     }
 
-    /// Nothing: the pieces are sent when full, when the other stream or a message
-    /// begins, and at the end of the input.
+    /// Nothing is sent: the pieces go when full and at the end of the input. Fails once
+    /// the main thread is gone.
     fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+        self.pieces.0.borrow().still_there()
     }
 }
 
@@ -569,6 +610,25 @@ mod tests {
         ];
         assert_eq!(got, want);
         assert_eq!(sizes, [4], "one piece");
+    }
+
+    /// Once the main thread is gone, a worker's next flush fails as on a closed pipe,
+    /// even when its view only asks: it stops reading, as the sequential reading would.
+    #[test]
+    fn a_worker_hears_at_its_next_flush_that_the_main_thread_is_gone() {
+        let (pieces, from) = pieces();
+        let mut out = PieceWriter {
+            pieces: pieces.clone(),
+            err: false,
+        };
+        drop(from);
+        out.flush().unwrap();
+        for _ in 0..MARKS {
+            pieces.ask(Box::new(1u8), 1);
+        }
+        let gone = out.flush().unwrap_err();
+        assert_eq!(gone.kind(), io::ErrorKind::BrokenPipe);
+        assert!(out.write_all(b"x").is_err());
     }
 
     /// Questions with no output between them go in pieces of [`MARKS`], or of what they

@@ -215,7 +215,9 @@ pub(crate) trait View: Send {
 
     /// Answers what a [`View::fork`] copy asked ([`Ctx::ask`]) at that place in its
     /// output: after the earlier inputs' copies were merged, and after the questions
-    /// asked before it.
+    /// asked before it. [`View::before_forked_output`] is not called before what it
+    /// writes: a view that has both must not write in an answer before the input's first
+    /// bytes.
     fn answer(&mut self, _question: Question, _ctx: &mut Ctx) -> anyhow::Result<()> {
         Ok(())
     }
