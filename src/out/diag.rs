@@ -91,6 +91,11 @@ impl Diag {
         }
     }
 
+    /// On a worker: where its output goes to the main thread.
+    pub(crate) fn to_main(&self) -> Option<&crate::parallel::Pieces> {
+        self.defer.as_ref()
+    }
+
     /// A message a worker's `Diag` deferred: counted and shown (or not) here.
     pub(crate) fn replay(
         &mut self,

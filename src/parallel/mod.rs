@@ -314,12 +314,7 @@ fn worker_ctx(to: PiecesTo, config: &Config, mode: OutputMode) -> Ctx {
         }),
         mode,
     );
-    let mut ctx = Ctx::new(
-        out,
-        Diag::deferred(config.strict, config.quiet, pieces.clone()),
-    );
-    ctx.to_main = Some(pieces);
-    ctx
+    Ctx::new(out, Diag::deferred(config.strict, config.quiet, pieces))
 }
 
 /// Where a worker sends the pieces of one input (or part).

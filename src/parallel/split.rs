@@ -44,9 +44,9 @@ use crate::view::{Ctx, View, ViewHandler};
 
 /// The least a part holds, in bytes: a part ends at the first run boundary after it.
 /// Small enough that a worker's output for its part mostly fits the pieces it may write
-/// ahead ([`AHEAD`](super::AHEAD)); large enough that the cost of a part (a fresh dispatcher, a copy of
-/// the view) is nothing. `CURSOR_STREAM_PART` sets another (the tests cut at every
-/// boundary).
+/// ahead ([`AHEAD`](super::AHEAD)); large enough that the cost of a part (a fresh
+/// dispatcher, a copy of the view) is nothing. `CURSOR_STREAM_PART` sets another (the
+/// tests cut at every boundary).
 ///
 /// It must also be well under the batches in flight (a few [`WORKER_BUFFER`]s): the
 /// dealer can only hand the next worker a part while the reading thread has a buffer to
@@ -158,7 +158,7 @@ pub(crate) fn drive<V: View>(
         Err(e) => return Ok(Err(e.into())),
     };
     let again = Arc::new(again);
-    // Parts dealt and not yet written: each may hold [`AHEAD`](super::AHEAD) pieces of output.
+    // Parts dealt and not yet written: each may hold `AHEAD` pieces of output.
     let (parts_to, parts_from) = sync_channel::<Gathered<V>>(jobs + 1);
     Ok(std::thread::scope(|s| {
         let mut workers = Vec::with_capacity(jobs);

@@ -45,9 +45,6 @@ pub(crate) struct Ctx {
     pub run: RunInfo,
     /// Event lines of the current run, once it ends.
     pub run_events: u64,
-    /// On a view's copy reading on a worker (`crate::parallel`): where its output goes to
-    /// the main thread, with its questions ([`Ctx::ask`]).
-    pub(crate) to_main: Option<crate::parallel::Pieces>,
 }
 
 /// What a view's copy on a worker ([`View::fork`]) cannot decide alone, left in its
@@ -61,7 +58,6 @@ impl Ctx {
             diag,
             run: RunInfo::new(Agent::Cursor),
             run_events: 0,
-            to_main: None,
         }
     }
 
@@ -71,7 +67,8 @@ impl Ctx {
     /// holds enough). Gives the question back to a view reading alone, which answers it
     /// itself.
     pub(crate) fn ask(&mut self, question: Question, weight: usize) -> Result<(), Question> {
-        let Some(to) = &self.to_main else {
+        // A worker's output goes to the main thread where its `Diag`'s messages do.
+        let Some(to) = self.diag.to_main() else {
             return Err(question);
         };
         // What the output holds so far goes first.
