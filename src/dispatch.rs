@@ -209,8 +209,7 @@ impl<D: Driven> Dispatcher<D> {
     /// here the lines go through the dialect to the view, in order.
     pub fn feed<R: Read + Send + 'static>(&mut self, name: &str, rdr: R) -> anyhow::Result<()> {
         self.begin(name);
-        self.read_on(name, rdr, (1, 0))?;
-        self.end()
+        self.resume(name, rdr, (1, 0))
     }
 
     /// Goes on reading the current input from the middle: `rdr` starts at the line
