@@ -488,6 +488,7 @@ fn a_stream_of_deltas_that_never_flushes_keeps_memory_flat() {
     // compared by length and hash to recognise repeats, never kept.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("deltas.ndjson");
+    let small_path = dir.path().join("ten-deltas.ndjson");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     writeln!(
         f,
@@ -504,12 +505,26 @@ fn a_stream_of_deltas_that_never_flushes_keeps_memory_flat() {
         writeln!(f, "{line}").unwrap();
         written += line.len() + 1;
         i += 1;
+        if i == 10 {
+            f.flush().unwrap();
+            std::fs::copy(&path, &small_path).unwrap();
+        }
     }
     drop(f);
-    // The goal is 16 MiB whatever the input (40 MiB before the text was hashed; about 9 MiB
-    // for a small run, more when a loaded machine lets the reading thread run ahead).
+    // The goal is 16 MiB whatever the input (40 MiB before the text was hashed). A release
+    // build takes 5.7 MiB for ten deltas and 9.7-10.2 MiB for these 64 MiB (the read buffer,
+    // the output buffer, the pieces of a file read in parts). A debug build maps a binary
+    // twice as large and starts 6 MiB higher (12 MiB for ten deltas, 16.5 MiB seen on CI), so
+    // what is asserted in every build is what the input adds: 4-4.5 MiB measured.
     for view in ["text", "progress", "stats"] {
+        let small = peak_kib(&[view], &small_path);
         let peak = peak_kib(&[view], &path);
-        assert!(peak < 16 * 1024, "{view}: {peak} KiB for 64 MiB of deltas");
+        assert!(
+            peak < small + 8 * 1024,
+            "{view}: {peak} KiB for 64 MiB of deltas, {small} KiB for ten"
+        );
+        if !cfg!(debug_assertions) {
+            assert!(peak < 16 * 1024, "{view}: {peak} KiB for 64 MiB of deltas");
+        }
     }
 }
