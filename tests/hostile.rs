@@ -528,3 +528,91 @@ fn a_stream_of_deltas_that_never_flushes_keeps_memory_flat() {
         }
     }
 }
+
+#[test]
+fn the_last_session_of_a_large_log_is_held_in_a_temporary_file_not_in_memory() {
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("skipped: peak memory is read from /proc");
+        return;
+    }
+    // Three runs: 24 MiB, 40 MiB, then 6 MiB of events. `--last-session` holds each run's
+    // lines until the next one starts, past 2 MiB in a temporary file: the file is emptied
+    // twice and the last run comes back whole (it held 40 MiB in memory before).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("three-runs.ndjson");
+    let small_path = dir.path().join("one-small-run.ndjson");
+    let mut log = Vec::new();
+    let mut last_run = Vec::new();
+    for (run, mib) in [(1, 24), (2, 40), (3, 6)] {
+        let start = log.len();
+        writeln!(
+            log,
+            r#"{{"type":"system","subtype":"init","session_id":"s{run}","model":"m"}}"#
+        )
+        .unwrap();
+        let mut i = 0u64;
+        while log.len() - start < mib << 20 {
+            writeln!(
+                log,
+                r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"run {run}, line {i} of an answer"}}]}},"session_id":"s{run}"}}"#
+            )
+            .unwrap();
+            i += 1;
+        }
+        last_run = log[start..].to_vec();
+    }
+    std::fs::write(&path, &log).unwrap();
+    std::fs::write(
+        &small_path,
+        &last_run[..4096 + last_run[4096..].iter().position(|&b| b == b'\n').unwrap() + 1],
+    )
+    .unwrap();
+
+    let out = Command::new(BIN)
+        .args(["events", "--last-session"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout == last_run, "the last run, byte for byte");
+
+    // The log's first two runs as a file of their own: the largest run is the last.
+    let two_runs = dir.path().join("two-runs.ndjson");
+    let second_end = log.len() - last_run.len();
+    std::fs::write(&two_runs, &log[..second_end]).unwrap();
+    let out = Command::new(BIN)
+        .args(["events", "--last-session"])
+        .arg(&two_runs)
+        .output()
+        .unwrap();
+    let second_start = log[..second_end - 1]
+        .windows(br#"{"type":"system""#.len())
+        .rposition(|w| w == br#"{"type":"system""#)
+        .unwrap();
+    assert!(
+        out.stdout == log[second_start..second_end],
+        "the 40 MiB run"
+    );
+
+    let small = peak_kib(&["events", "--last-session"], &small_path);
+    let large = peak_kib(&["events", "--last-session"], &two_runs);
+    assert!(
+        large < small + 8 * 1024,
+        "{large} KiB for a 40 MiB last run, {small} KiB for 4 KiB"
+    );
+
+    // No temporary file can be made: the run is held in memory, nothing is lost.
+    let out = Command::new(BIN)
+        .args(["events", "--last-session"])
+        .arg(&path)
+        .env("TMPDIR", dir.path().join("no-such-dir"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout == last_run, "the last run, held in memory");
+}

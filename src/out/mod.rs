@@ -13,6 +13,7 @@
 
 pub(crate) mod diag;
 pub mod fit;
+pub(crate) mod held;
 
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};

@@ -11,6 +11,7 @@ use crate::agent::RawLine;
 use crate::agent::event::{Event, Wants};
 use crate::exit::ExitStatus;
 use crate::input::peek::{BadLine, Head, TypeSet};
+use crate::out::held::Held;
 use crate::runs::Runs;
 use crate::view::filter::{EventFilter, LineFacts};
 use crate::view::{Ctx, View};
@@ -29,7 +30,7 @@ pub struct EventsView {
     matched: u64,
     facts: LineFacts,
     /// With `--last-session`: the current run's matching lines, written at the end.
-    held: Vec<u8>,
+    held: Held,
 }
 
 impl EventsView {
@@ -38,7 +39,7 @@ impl EventsView {
             opts,
             matched: 0,
             facts: LineFacts::default(),
-            held: Vec::new(),
+            held: Held::default(),
         }
     }
 
@@ -50,8 +51,7 @@ impl EventsView {
             return Ok(());
         }
         if self.opts.last_session {
-            self.held.extend_from_slice(raw);
-            return Ok(());
+            return self.held.push(raw);
         }
         ctx.out.write_out(raw)?;
         Ok(())
@@ -95,7 +95,7 @@ impl View for EventsView {
 
     fn run_start(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
         if self.opts.last_session {
-            self.held.clear();
+            self.held.clear()?;
             self.matched = 0;
         }
         Ok(())
@@ -137,7 +137,7 @@ impl View for EventsView {
             ctx.out
                 .write_out(format!("{}\n", self.matched).as_bytes())?;
         } else if self.opts.last_session {
-            ctx.out.write_out(&self.held)?;
+            self.held.write_to(&mut ctx.out)?;
         }
         Ok(())
     }
