@@ -716,6 +716,58 @@ fn hundreds_of_large_outputs_stay_under_a_mebibyte_with_every_call_listed() {
 }
 
 #[test]
+fn full_transcripts_of_a_large_log_keep_memory_flat() {
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("skipped: peak memory is read from /proc");
+        return;
+    }
+    // 40 runs of 20 calls of 40 KiB of output: 32 MiB of log, all of it shown. The
+    // sections wait for the table of runs in a temporary file past 2 MiB (the whole
+    // document was held before: 718 MB for the 1 GiB benchmark log).
+    let run = std::fs::read(big_run(20, 400).path()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("one.ndjson");
+    let many = dir.path().join("many.ndjson");
+    std::fs::write(&one, &run).unwrap();
+    std::fs::write(&many, run.repeat(40)).unwrap();
+    let peak = |args: &[&str], input: &Path, tmpdir: &Path| {
+        let out = Command::new(BIN)
+            .args(args)
+            .arg(input)
+            .env("CURSOR_STREAM_PEAK_MEMORY", "1")
+            .env("TMPDIR", tmpdir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let err = String::from_utf8(out.stderr).unwrap();
+        let kib: u64 = err
+            .lines()
+            .find_map(|l| l.strip_prefix("cursor-stream: peak memory: "))
+            .and_then(|kib| kib.trim_end_matches(" KiB").parse().ok())
+            .expect("no peak memory report");
+        (kib, out.stdout)
+    };
+    let tmp = std::env::temp_dir();
+    for args in [
+        &["transcript", "--full"][..],
+        &["transcript", "--full", "--html"],
+    ] {
+        let (small, _) = peak(args, &one, &tmp);
+        let (large, doc) = peak(args, &many, &tmp);
+        assert!(doc.len() > 30_000_000, "{args:?}: {} bytes", doc.len());
+        assert!(
+            large < small + 8 * 1024,
+            "{args:?}: {large} KiB for 40 runs, {small} KiB for one"
+        );
+        // No temporary file can be made: the same document, held in memory.
+        let (_, in_memory) = peak(args, &many, &dir.path().join("no-such-dir"));
+        assert!(in_memory == doc, "{args:?}: the same bytes either way");
+        let doc = String::from_utf8(doc).unwrap();
+        assert_eq!(doc.matches("end of part-19\n").count(), 40, "{args:?}");
+    }
+}
+
+#[test]
 fn several_runs_start_with_a_table_of_them() {
     let input = [root().join("tests/fixtures/two-runs.ndjson")];
     let (code, md, _) = cursor_stream(&["transcript"], &input);

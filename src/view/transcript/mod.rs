@@ -13,7 +13,8 @@
 //! the 1 MiB GitHub allows a step summary, for Markdown). When kept details would pass
 //! the budget, later calls keep only their line; a run that does not fit even so is
 //! listed in the table only. Every cut says what it left out. Memory is bounded by the
-//! budget, not by the log.
+//! budget, not by the log; with `--full`, by the largest run and the table's rows (the
+//! sections wait in a temporary file, see [`Held`]).
 //!
 //! # Untrusted text
 //!
@@ -35,6 +36,7 @@ use crate::agent::event::{
     Effect, Event, NoticeKind, Outcome, RunEnd, RunInfo, StatusClass, ToolCall, ToolKind,
     ToolStatus, Usage, Wants,
 };
+use crate::out::held::Held;
 use crate::view::{Ctx, View, settle_answer, words};
 
 use readable::{Keep, Parts};
@@ -431,6 +433,10 @@ pub struct TranscriptView {
     rows_bytes: usize,
     rows_unlisted: usize,
     sections: String,
+    /// With `--full`: the sections written so far, held until the table of runs is
+    /// written (past a few MiB in a temporary file, see [`Held`]); without, the budget
+    /// bounds `sections`.
+    held: Held,
     runs_unshown: usize,
     /// Bytes kept so far, by share of the budget.
     kept: Kept,
@@ -449,6 +455,7 @@ impl TranscriptView {
             rows_bytes: 0,
             rows_unlisted: 0,
             sections: String::new(),
+            held: Held::default(),
             runs_unshown: 0,
             kept: Kept::default(),
             cut: false,
@@ -660,7 +667,7 @@ impl TranscriptView {
     }
 
     /// Renders the run's section, with as much detail as fits what is left of the budget.
-    fn close(&mut self, run: Run) {
+    fn close(&mut self, run: Run) -> anyhow::Result<()> {
         let render = self.renderer();
         let room = self
             .limits
@@ -694,6 +701,13 @@ impl TranscriptView {
             self.rows_unlisted += 1;
             self.cut = true;
         }
+        // Everything is shown: the section goes where it waits for the end, so that the
+        // document of a large log is not held in memory (718 MB for the 1 GiB log).
+        if self.opts.full {
+            self.held.push(self.sections.as_bytes())?;
+            self.sections.clear();
+        }
+        Ok(())
     }
 }
 
@@ -743,8 +757,7 @@ impl View for TranscriptView {
             usage: end.usage,
             duration_ms: end.duration_ms,
         });
-        self.close(run);
-        Ok(())
+        self.close(run)
     }
 
     fn finish(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
@@ -758,6 +771,7 @@ impl View for TranscriptView {
         };
         let (head, tail) = self.renderer().document(&doc);
         ctx.out.write_out(head.as_bytes())?;
+        self.held.write_to(&mut ctx.out)?;
         ctx.out.write_out(self.sections.as_bytes())?;
         ctx.out.write_out(tail.as_bytes())?;
         Ok(())
