@@ -16,7 +16,7 @@ use crate::out::Output;
 const IN_MEMORY: usize = 2 << 20;
 
 #[derive(Default)]
-pub(crate) struct Held {
+pub(crate) struct HeldOutput {
     /// The newest bytes; the older ones are in `file`.
     bytes: Vec<u8>,
     file: Option<File>,
@@ -26,7 +26,7 @@ pub(crate) struct Held {
     no_file: bool,
 }
 
-impl Held {
+impl HeldOutput {
     pub(crate) fn push(&mut self, bytes: &[u8]) -> anyhow::Result<()> {
         if self.bytes.len() + bytes.len() > IN_MEMORY && !self.bytes.is_empty() {
             self.spill()?;
@@ -105,7 +105,7 @@ mod tests {
     use crate::out::OutputMode;
     use crate::out::testing::capture;
 
-    fn written(held: &mut Held) -> Vec<u8> {
+    fn written(held: &mut HeldOutput) -> Vec<u8> {
         let (mut out, stdout, _) = capture(OutputMode::default());
         held.write_to(&mut out).unwrap();
         out.flush().unwrap();
@@ -116,7 +116,7 @@ mod tests {
     /// empties both, and the file is filled again from its start.
     #[test]
     fn held_bytes_come_back_in_order_from_memory_and_the_file() {
-        let mut held = Held::default();
+        let mut held = HeldOutput::default();
         let line: Vec<u8> = (0..1000u32).flat_map(|i| i.to_le_bytes()).collect();
         for _ in 0..1000 {
             held.push(&line).unwrap();

@@ -11,7 +11,7 @@ use crate::agent::RawLine;
 use crate::agent::event::{Event, Wants};
 use crate::exit::ExitStatus;
 use crate::input::peek::{BadLine, Head, TypeSet};
-use crate::out::held::Held;
+use crate::out::held::HeldOutput;
 use crate::runs::Runs;
 use crate::view::filter::{EventFilter, LineFacts};
 use crate::view::{Ctx, View};
@@ -30,7 +30,7 @@ pub struct EventsView {
     matched: u64,
     facts: LineFacts,
     /// With `--last-session`: the current run's matching lines, written at the end.
-    held: Held,
+    held: HeldOutput,
 }
 
 impl EventsView {
@@ -39,7 +39,7 @@ impl EventsView {
             opts,
             matched: 0,
             facts: LineFacts::default(),
-            held: Held::default(),
+            held: HeldOutput::default(),
         }
     }
 

@@ -14,7 +14,7 @@
 //! the budget, later calls keep only their line; a run that does not fit even so is
 //! listed in the table only. Every cut says what it left out. Memory is bounded by the
 //! budget, not by the log; with `--full`, by the largest run and the table's rows (the
-//! sections wait in a temporary file, see [`Held`]).
+//! sections wait in a temporary file, see [`HeldOutput`]).
 //!
 //! # Untrusted text
 //!
@@ -36,7 +36,7 @@ use crate::agent::event::{
     Effect, Event, NoticeKind, Outcome, RunEnd, RunInfo, StatusClass, ToolCall, ToolKind,
     ToolStatus, Usage, Wants,
 };
-use crate::out::held::Held;
+use crate::out::held::HeldOutput;
 use crate::view::{Ctx, View, settle_answer, words};
 
 use readable::{Keep, Parts};
@@ -434,9 +434,9 @@ pub struct TranscriptView {
     rows_unlisted: usize,
     sections: String,
     /// With `--full`: the sections written so far, held until the table of runs is
-    /// written (past a few MiB in a temporary file, see [`Held`]); without, the budget
+    /// written (past a few MiB in a temporary file, see [`HeldOutput`]); without, the budget
     /// bounds `sections`.
-    held: Held,
+    held: HeldOutput,
     runs_unshown: usize,
     /// Bytes kept so far, by share of the budget.
     kept: Kept,
@@ -455,7 +455,7 @@ impl TranscriptView {
             rows_bytes: 0,
             rows_unlisted: 0,
             sections: String::new(),
-            held: Held::default(),
+            held: HeldOutput::default(),
             runs_unshown: 0,
             kept: Kept::default(),
             cut: false,
