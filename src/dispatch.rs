@@ -162,6 +162,7 @@ struct HeldLine {
     bytes: Range<usize>,
     number: u64,
     unterminated: bool,
+    offset: Option<u64>,
     peeked: Peeked,
 }
 
@@ -310,6 +311,7 @@ impl<D: Driven> Dispatcher<D> {
             bytes_start: 0,
             number,
             unterminated,
+            offset: None,
         };
         self.line(&line, &peeked)?;
         self.engine.handler.line_done()
@@ -393,6 +395,7 @@ impl<D: Driven> Dispatcher<D> {
                 bytes_start: 0,
                 number: h.number,
                 unterminated: h.unterminated,
+                offset: h.offset,
             };
             self.process(&line, &h.peeked)?;
         }
@@ -410,6 +413,7 @@ impl<D: Driven> Dispatcher<D> {
             raw: line.raw,
             number: line.number,
             unterminated: line.unterminated,
+            offset: line.offset,
         };
         let head = match peeked {
             Peeked::Event(head) => head,
@@ -505,6 +509,7 @@ impl Held {
             bytes: start + offset..start + offset + line.bytes.len(),
             number: line.number,
             unterminated: line.unterminated,
+            offset: line.offset,
             peeked: peeked.clone(),
         });
     }

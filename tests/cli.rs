@@ -455,6 +455,48 @@ fn workers_take_files_only_a_few_ahead_of_the_output() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// A worker's `events` leaves where the lines it passes are in a regular file, and the
+/// main thread copies them from there; a FIFO among the files cannot be read twice, so
+/// its worker passes the bytes themselves. Either way every line comes out as read.
+#[test]
+fn events_pass_every_line_of_files_and_a_fifo_as_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("live.ndjson");
+    let made = StdCommand::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let names = [
+        "non-json.ndjson",
+        "two-runs.ndjson",
+        "crlf.ndjson",
+        "documented.ndjson",
+    ];
+    let child = StdCommand::new(BIN)
+        .arg("events")
+        .arg(fixture(names[0]))
+        .arg(&fifo)
+        .args(names[1..].iter().map(|n| fixture(n)))
+        .env("CURSOR_STREAM_JOBS", "2")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bytes = |name: &str| std::fs::read(fixture(name)).unwrap();
+    let live = bytes("partial.ndjson");
+    std::fs::write(&fifo, &live).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let mut want = bytes(names[0]);
+    want.extend(&live);
+    for name in &names[1..] {
+        want.extend(bytes(name));
+    }
+    assert!(
+        out.stdout == want,
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
 #[test]
 fn a_delta_appears_while_the_producer_is_still_running() {
     let mut child = StdCommand::new(BIN)

@@ -206,6 +206,7 @@ fn many_files_read_in_parallel_give_the_same_bytes_as_one_after_another() {
         &["tools", "--failed"],
         &["events", "--type", "tool_call,item.completed,tool_result"],
         &["events"],
+        &["events", "-v", "--type", "assistant,stream_event"],
         &["events", "--count", "--type", "result"],
         &["stats", "--json"],
         &["stats"],
@@ -285,6 +286,8 @@ fn one_file_read_in_parts_gives_the_same_bytes_as_one_reader() {
             "--tool",
             "shell,edit,Bash,command_execution",
         ],
+        &["events", "--tool", "shell,edit,Bash,command_execution"],
+        &["events", "-v", "--tool", "shell,Bash"],
         &["check"],
         &["check", "--json"],
     ];

@@ -41,6 +41,8 @@ pub(crate) struct RawLine<'a> {
     pub number: u64,
     /// The input ended without a newline after this line (a killed producer leaves one).
     pub unterminated: bool,
+    /// Where `raw` starts in the input, in bytes, when the reader knows it.
+    pub offset: Option<u64>,
 }
 
 /// What a wire type is to a dialect, from the peek alone (a table lookup, no parse).

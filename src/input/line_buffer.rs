@@ -43,6 +43,9 @@ pub struct Line<'a> {
     pub number: u64,
     /// The input ended without a `\n` after this line (a killed producer leaves one).
     pub unterminated: bool,
+    /// Where `raw` starts in the input, in bytes, when the reader knows it (not for the
+    /// lines a library caller splits itself).
+    pub offset: Option<u64>,
 }
 
 /// The line is longer than the limit the caller set.
@@ -210,6 +213,7 @@ impl<R: Read> LineReader<R> {
             bytes_start: content,
             number: self.line_no,
             unterminated,
+            offset: Some(self.base + start as u64),
         })
     }
 

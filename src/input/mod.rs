@@ -36,17 +36,20 @@ pub fn open(input: &Input) -> io::Result<Box<dyn Read + Send>> {
             enlarge_stdin_pipe();
             Ok(Box::new(io::stdin()))
         }
-        Input::Path(path) => {
-            let file = File::open(path)?;
-            if file.metadata()?.is_dir() {
-                return Err(io::Error::new(
-                    io::ErrorKind::IsADirectory,
-                    "is a directory",
-                ));
-            }
-            Ok(Box::new(file))
-        }
+        Input::Path(path) => Ok(Box::new(open_path(path)?)),
     }
+}
+
+/// A named input, opened; a directory is refused.
+pub fn open_path(path: &std::path::Path) -> io::Result<File> {
+    let file = File::open(path)?;
+    if file.metadata()?.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
+    }
+    Ok(file)
 }
 
 /// A pipe holds 64 KiB by default, so a reader behind a fast producer gets at most that

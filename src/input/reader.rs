@@ -84,6 +84,7 @@ impl Batch {
             bytes_start: info.bytes.start,
             number: info.number,
             unterminated: info.unterminated,
+            offset: Some(self.start + info.raw.start as u64),
         }
     }
 }

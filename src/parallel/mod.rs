@@ -24,10 +24,11 @@
 mod split;
 
 use std::cell::RefCell;
+use std::fs::File;
 use std::io::{self, Write};
 use std::rc::Rc;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::Config;
 use crate::dispatch::{Dispatcher, Driven};
@@ -50,15 +51,27 @@ enum Mark {
     Out(usize),
     /// The bytes from the last stretch's end to this offset go to stderr.
     Err(usize),
-    /// A diagnostic of a kind that is summarised after a few (see [`Diag`]).
-    Diag {
-        kind: &'static str,
-        label: String,
-        msg: String,
-    },
+    /// A diagnostic of a kind that is summarised after a few (see [`Diag`]); boxed, so
+    /// that a mark takes 24 bytes.
+    Diag(Box<DiagMark>),
     /// A question for the view on the main thread ([`View::answer`]).
     Ask(Question),
+    /// Bytes of the input file, to copy from it to stdout: lines passed through as read
+    /// ([`Ctx::write_line`]).
+    Copy { offset: u64, len: u64 },
 }
+
+struct DiagMark {
+    kind: &'static str,
+    label: String,
+    msg: String,
+}
+
+/// What a [`Mark::Copy`] weighs in a piece: the mark itself. A piece of such marks holds
+/// about 5,000 stretches of its input: a view passing most of its lines through (`events
+/// --type tool_call`: 6,000 stretches in 128 MiB of log) runs a whole input ahead in a
+/// few pieces, with no copy of its lines in memory.
+const COPY_WEIGHT: usize = std::mem::size_of::<Mark>();
 
 /// Pieces a worker may write ahead of the main thread, per input: each holds at most
 /// about [`PIECE`] bytes (more only for a longer line), so about 512 KiB waits per input.
@@ -132,6 +145,11 @@ struct Job<V> {
     done: SyncSender<Done<V>>,
 }
 
+/// The input file a worker reads, for the main thread to copy stretches of
+/// ([`Mark::Copy`]): the handle the worker opened, so the same file whatever happens to
+/// its name. Set when the input is a regular file.
+pub(crate) type Source = Arc<OnceLock<File>>;
+
 /// Reads `config`'s inputs with `jobs` workers, `view` gathering; gives the exit status as
 /// the sequential reading does. Gives the view back when it does not fork (nothing read).
 fn drive_files<V: View>(
@@ -149,7 +167,7 @@ fn drive_files<V: View>(
     let mut dones: Vec<Receiver<Done<V>>> = Vec::with_capacity(n);
     let mut queue = Vec::with_capacity(n);
     for copy in copies {
-        let (pieces_to, pieces_from) = pieces_channel(&spares);
+        let (pieces_to, pieces_from) = pieces_channel(&spares, Source::default());
         let (done_to, done_from) = sync_channel(1);
         pieces.push(pieces_from);
         dones.push(done_from);
@@ -236,6 +254,7 @@ fn gather<V: View>(
 /// Writes what a worker wrote for one input (or part), until it is done.
 fn write_pieces<V: View>(handler: &mut ViewHandler<V>, from: &PiecesFrom) -> anyhow::Result<()> {
     let mut first_out = true;
+    let mut copied = Vec::new();
     // Ends when the worker dropped its senders: the input is read.
     for Piece { bytes, marks } in &from.from {
         let mut at = 0;
@@ -253,13 +272,65 @@ fn write_pieces<V: View>(handler: &mut ViewHandler<V>, from: &PiecesFrom) -> any
                     ctx.out.write_err(&bytes[at..end]);
                     at = end;
                 }
-                Mark::Diag { kind, label, msg } => ctx.diag.replay(&mut ctx.out, kind, &label, msg),
+                Mark::Diag(d) => ctx.diag.replay(&mut ctx.out, d.kind, &d.label, d.msg),
                 Mark::Ask(question) => handler.view.answer(question, ctx)?,
+                Mark::Copy { offset, len } => {
+                    if std::mem::take(&mut first_out) {
+                        handler.view.before_forked_output(ctx)?;
+                    }
+                    let file = from.source.get().ok_or_else(|| {
+                        anyhow::anyhow!("a worker left stretches of an input it did not open")
+                    })?;
+                    copy_out(file, offset, len, &mut copied, &mut handler.ctx.out)?;
+                }
             }
         }
         from.spares.give(bytes);
     }
     Ok(())
+}
+
+/// Copies `len` bytes of `file` from `offset` to stdout, through `buf`. The worker read
+/// them a moment ago; a file cut shorter since is an error, not a silent gap.
+fn copy_out(
+    file: &File,
+    offset: u64,
+    len: u64,
+    buf: &mut Vec<u8>,
+    out: &mut crate::out::Output,
+) -> anyhow::Result<()> {
+    const CHUNK: u64 = 256 * 1024;
+    let mut at = offset;
+    let end = offset + len;
+    while at < end {
+        let want = (end - at).min(CHUNK) as usize;
+        buf.resize(want, 0);
+        let n = read_at(file, &mut buf[..want], at)?;
+        if n == 0 {
+            anyhow::bail!("the input became shorter while it was read (at byte {at})");
+        }
+        out.write_out(&buf[..n])?;
+        at += n as u64;
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    loop {
+        match file.read_at(buf, at) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            r => return r,
+        }
+    }
+}
+
+/// Elsewhere no [`Source`] is set (Windows' `seek_read` would move the worker's own
+/// reading position, which its handle shares): the views write the bytes.
+#[cfg(not(unix))]
+fn read_at(_: &File, _: &mut [u8], _: u64) -> io::Result<usize> {
+    Err(io::ErrorKind::Unsupported.into())
 }
 
 /// A worker reads one input with its copy of the view, writing into `to`.
@@ -271,7 +342,21 @@ fn read_one<V: View>(
     to: PiecesTo,
 ) -> Done<V> {
     let name = input.name();
-    let rdr = match input::open(input) {
+    let opened = match input {
+        Input::Path(path) => input::open_path(path).map(|file| {
+            // The main thread's handle on a regular file, to copy stretches from
+            // (`Mark::Copy`): the same file, whatever happens to its name.
+            #[cfg(unix)]
+            if file.metadata().is_ok_and(|m| m.is_file())
+                && let Ok(copy) = file.try_clone()
+            {
+                let _ = to.source.set(copy);
+            }
+            Box::new(file) as Box<dyn io::Read + Send>
+        }),
+        Input::Stdin => input::open(input),
+    };
+    let rdr = match opened {
         Ok(rdr) => rdr,
         Err(e) => {
             return Done {
@@ -321,24 +406,32 @@ fn worker_ctx(to: PiecesTo, config: &Config, mode: OutputMode) -> Ctx {
 pub(crate) struct PiecesTo {
     to: SyncSender<Piece>,
     spares: Spares,
+    source: Source,
 }
 
 /// Where the main thread takes them, giving their buffers back.
 pub(crate) struct PiecesFrom {
     from: Receiver<Piece>,
     spares: Spares,
+    source: Source,
 }
 
-/// The pieces of one input (or part): at most [`AHEAD`] wait.
-fn pieces_channel(spares: &Spares) -> (PiecesTo, PiecesFrom) {
+/// The pieces of one input (or part): at most [`AHEAD`] wait. `source`: the file they
+/// copy from, once it is open.
+fn pieces_channel(spares: &Spares, source: Source) -> (PiecesTo, PiecesFrom) {
     let (to, from) = sync_channel(AHEAD);
     let spares = spares.clone();
     (
         PiecesTo {
             to,
             spares: spares.clone(),
+            source: source.clone(),
         },
-        PiecesFrom { from, spares },
+        PiecesFrom {
+            from,
+            spares,
+            source,
+        },
     )
 }
 
@@ -356,23 +449,29 @@ pub(crate) struct Pieces(Rc<RefCell<Gathered>>);
 
 struct Gathered {
     to: SyncSender<Piece>,
+    /// The main thread can copy stretches of the input from the file ([`Mark::Copy`]).
+    copies: bool,
     piece: Piece,
     /// What the piece's messages and questions hold, in bytes.
     weight: usize,
+    /// The piece's marks but its stretches of the input, which only weigh.
+    counted: usize,
     spares: Spares,
     /// The main thread is gone (it stopped on an error, or stdout closed).
     gone: bool,
 }
 
 impl Pieces {
-    fn new(PiecesTo { to, spares }: PiecesTo) -> Pieces {
+    fn new(PiecesTo { to, spares, source }: PiecesTo) -> Pieces {
         Pieces(Rc::new(RefCell::new(Gathered {
             to,
+            copies: source.get().is_some(),
             piece: Piece {
                 bytes: Vec::new(),
                 marks: Vec::new(),
             },
             weight: 0,
+            counted: 0,
             spares,
             gone: false,
         })))
@@ -397,9 +496,12 @@ impl Pieces {
         match piece.marks.last_mut() {
             Some(Mark::Out(e)) if !err => *e = end,
             Some(Mark::Err(e)) if err => *e = end,
-            _ => piece
-                .marks
-                .push(if err { Mark::Err(end) } else { Mark::Out(end) }),
+            _ => {
+                piece
+                    .marks
+                    .push(if err { Mark::Err(end) } else { Mark::Out(end) });
+                g.counted += 1;
+            }
         }
         g.send_if_full()
     }
@@ -407,7 +509,32 @@ impl Pieces {
     /// A summarised message, after everything written before it.
     pub(crate) fn diag(&self, kind: &'static str, label: String, msg: String) {
         let weight = label.len() + msg.len();
-        let _ = self.mark(Mark::Diag { kind, label, msg }, weight);
+        let _ = self.mark(Mark::Diag(Box::new(DiagMark { kind, label, msg })), weight);
+    }
+
+    /// Whether the main thread can copy stretches of this input from its file.
+    pub(crate) fn copies(&self) -> bool {
+        self.0.borrow().copies
+    }
+
+    /// `len` bytes of the input from `offset`, for the main thread to copy from the file
+    /// to stdout, after everything written before them. Joins the stretch before when
+    /// they follow it.
+    pub(crate) fn copy(&self, offset: u64, len: usize) -> io::Result<()> {
+        let mut g = self.0.borrow_mut();
+        g.still_there()?;
+        if let Some(Mark::Copy { offset: o, len: l }) = g.piece.marks.last_mut()
+            && *o + *l == offset
+        {
+            *l += len as u64;
+            return Ok(());
+        }
+        g.piece.marks.push(Mark::Copy {
+            offset,
+            len: len as u64,
+        });
+        g.weight += COPY_WEIGHT;
+        g.send_if_full()
     }
 
     /// A question for the view on the main thread, after everything written before it;
@@ -421,6 +548,7 @@ impl Pieces {
         g.still_there()?;
         g.piece.marks.push(mark);
         g.weight += weight;
+        g.counted += 1;
         g.send_if_full()
     }
 }
@@ -437,7 +565,7 @@ impl Gathered {
     }
 
     fn send_if_full(&mut self) -> io::Result<()> {
-        if self.piece.bytes.len() + self.weight >= PIECE || self.piece.marks.len() >= MARKS {
+        if self.piece.bytes.len() + self.weight >= PIECE || self.counted >= MARKS {
             self.send()?;
         }
         Ok(())
@@ -453,6 +581,7 @@ impl Gathered {
             marks: std::mem::take(&mut self.piece.marks),
         };
         self.weight = 0;
+        self.counted = 0;
         if self.to.send(piece).is_err() {
             self.gone = true;
         }
@@ -533,7 +662,14 @@ mod tests {
     fn pieces() -> (Pieces, Receiver<Piece>) {
         let (to, from) = sync_channel(64);
         let spares = Spares::default();
-        (Pieces::new(PiecesTo { to, spares }), from)
+        (
+            Pieces::new(PiecesTo {
+                to,
+                spares,
+                source: Source::default(),
+            }),
+            from,
+        )
     }
 
     /// The pieces received: each one's size in bytes, and what they hold in order
@@ -548,7 +684,8 @@ mod tests {
                 got.push(match mark {
                     Mark::Out(end) => ('o', bytes[std::mem::replace(&mut at, end)..end].to_vec()),
                     Mark::Err(end) => ('e', bytes[std::mem::replace(&mut at, end)..end].to_vec()),
-                    Mark::Diag { msg, .. } => ('d', msg.into_bytes()),
+                    Mark::Diag(d) => ('d', d.msg.into_bytes()),
+                    Mark::Copy { offset, len } => ('c', format!("{offset}+{len}").into_bytes()),
                     Mark::Ask(q) => ('q', vec![*q.downcast::<u8>().unwrap()]),
                 });
             }
@@ -624,6 +761,39 @@ mod tests {
         let gone = out.flush().unwrap_err();
         assert_eq!(gone.kind(), io::ErrorKind::BrokenPipe);
         assert!(out.write_all(b"x").is_err());
+    }
+
+    /// Stretches of the input that follow each other are one mark; a piece holds
+    /// thousands of them, not [`MARKS`].
+    #[test]
+    fn stretches_of_the_input_join_and_weigh_little() {
+        let (pieces, from) = pieces();
+        for i in 0..3000u64 {
+            // Two lines of 10 bytes out of every three.
+            pieces.copy(i * 30, 10).unwrap();
+            pieces.copy(i * 30 + 10, 10).unwrap();
+        }
+        drop(pieces);
+        let (sizes, got) = received(&from);
+        assert_eq!(sizes, [0], "one piece");
+        assert_eq!(got.len(), 3000);
+        assert_eq!(got[2], ('c', b"60+20".to_vec()));
+    }
+
+    /// The main thread copies the stretches from the file; a file cut shorter since the
+    /// worker read it is an error, not a gap in the output.
+    #[cfg(unix)]
+    #[test]
+    fn stretches_are_copied_from_the_file_and_a_shorter_file_is_an_error() {
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(b"0123456789").unwrap();
+        let (mut out, stdout, _) = crate::out::testing::capture(OutputMode::default());
+        let mut buf = Vec::new();
+        copy_out(&file, 2, 5, &mut buf, &mut out).unwrap();
+        out.flush().unwrap();
+        assert_eq!(stdout.take(), b"23456");
+        let short = copy_out(&file, 8, 5, &mut buf, &mut out).unwrap_err();
+        assert!(short.to_string().contains("became shorter"), "{short}");
     }
 
     /// Questions with no output between them go in pieces of [`MARKS`], or of what they

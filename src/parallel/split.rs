@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, SyncSender, sync_channel};
 
 use super::{
-    PiecesFrom, PiecesTo, Spares, WORKER_BUFFER, pieces_channel, worker_ctx, write_pieces,
+    PiecesFrom, PiecesTo, Source, Spares, WORKER_BUFFER, pieces_channel, worker_ctx, write_pieces,
 };
 use crate::agent::detect;
 use crate::agent::event::Wants;
@@ -174,7 +174,13 @@ pub(crate) fn drive<V: View>(
             };
             s.spawn(move || worker.run(from));
         }
-        s.spawn(move || deal(reader, proto, workers, parts_to, Spares::default()));
+        // The parts' lines passed through are copied from the file (`Mark::Copy`).
+        let source = Source::default();
+        #[cfg(unix)]
+        if let Ok(file) = again.try_clone() {
+            let _ = source.set(file);
+        }
+        s.spawn(move || deal(reader, proto, workers, parts_to, Spares::default(), source));
         gather(&mut handler, parts_from)
     }))
 }
@@ -186,10 +192,11 @@ fn deal<V: View>(
     workers: Vec<SyncSender<Work<V>>>,
     parts: SyncSender<Gathered<V>>,
     spares: Spares,
+    source: Source,
 ) {
     let mut turn = 0;
     let begin = |turn: usize, first: bool| -> Option<()> {
-        let (pieces_to, pieces) = pieces_channel(&spares);
+        let (pieces_to, pieces) = pieces_channel(&spares, source.clone());
         let (done_to, done) = sync_channel(1);
         parts.send(Gathered { pieces, done }).ok()?;
         let part = Part {

@@ -66,6 +66,23 @@ impl Ctx {
     /// `weight`: about what it holds, in bytes (a worker sends its output on when it
     /// holds enough). Gives the question back to a view reading alone, which answers it
     /// itself.
+    /// Writes a line of the input exactly as read (`raw`, at `offset` in the input). A
+    /// view's copy on a worker reading a regular file leaves where the line is instead,
+    /// and the main thread copies it from the file: a view passing most of its input
+    /// through (`events`) can then run a whole input ahead of the output without holding
+    /// its lines in memory.
+    pub(crate) fn write_line(&mut self, raw: &[u8], offset: Option<u64>) -> std::io::Result<()> {
+        if let Some(offset) = offset
+            && let Some(to) = self.diag.to_main()
+            && to.copies()
+        {
+            // What the output holds so far goes first.
+            self.out.flush()?;
+            return to.copy(offset, raw.len());
+        }
+        self.out.write_out(raw)
+    }
+
     pub(crate) fn ask(&mut self, question: Question, weight: usize) -> Result<(), Question> {
         // A worker's output goes to the main thread where its `Diag`'s messages do.
         let Some(to) = self.diag.to_main() else {
