@@ -333,8 +333,8 @@ pub struct EventsArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
 
-    /// Only the events of the last run in the input (they are held in memory until the
-    /// end).
+    /// Only the events of the last run in the input (held until the end: past 2 MiB in
+    /// a temporary file in TMPDIR).
     #[arg(long)]
     pub last_session: bool,
 

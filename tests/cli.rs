@@ -497,6 +497,58 @@ fn events_pass_every_line_of_files_and_a_fifo_as_read() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// Each input's handles close once it is written: more inputs than a process may hold
+/// open are read as one after another reads them.
+#[cfg(unix)]
+#[test]
+fn more_files_than_open_handles_are_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = std::fs::read(fixture("documented.ndjson")).unwrap();
+    let files: Vec<PathBuf> = (0..150)
+        .map(|i| {
+            let path = dir.path().join(format!("f{i:03}.ndjson"));
+            std::fs::write(&path, &run).unwrap();
+            path
+        })
+        .collect();
+    for view in [
+        &["stats", "--json"][..],
+        &["events"],
+        &["events", "--count"],
+    ] {
+        let out = StdCommand::new("sh")
+            .arg("-c")
+            .arg(r#"ulimit -n 64 && exec "$0" "$@""#)
+            .arg(BIN)
+            .args(view)
+            .args(&files)
+            .env("CURSOR_STREAM_JOBS", "2")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("cannot read"), "{view:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{view:?}: {stderr}");
+    }
+}
+
+/// `--tool` keeps what the dialect found on the current line: line 7 of the second file
+/// is not line 7 of the first (one reader took the first file's tools for it).
+#[test]
+fn tool_facts_belong_to_their_own_input() {
+    for jobs in ["1", "2"] {
+        let out = cs()
+            .args(["events", "--tool", "shell"])
+            .arg(fixture("parallel.ndjson"))
+            .arg(fixture("partial.ndjson"))
+            .env("CURSOR_STREAM_JOBS", jobs)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(stdout.lines().count(), 6, "{jobs} jobs: {stdout}");
+        assert!(!stdout.contains(r#""type":"assistant""#), "{stdout}");
+    }
+}
+
 #[test]
 fn a_delta_appears_while_the_producer_is_still_running() {
     let mut child = StdCommand::new(BIN)

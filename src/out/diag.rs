@@ -59,6 +59,8 @@ pub(crate) use reading;
 pub struct Diag {
     source: String,
     line: u64,
+    /// Inputs begun so far (the current one's number).
+    inputs: u64,
     strict: bool,
     quiet: bool,
     /// Messages seen so far per kind (shown or not), in the order kinds first appeared.
@@ -75,6 +77,7 @@ impl Diag {
         Diag {
             source: String::new(),
             line: 0,
+            inputs: 0,
             strict,
             quiet,
             seen: Vec::new(),
@@ -112,6 +115,12 @@ impl Diag {
         self.source.clear();
         self.source.push_str(name);
         self.line = 0;
+        self.inputs += 1;
+    }
+
+    /// The inputs begun so far: with [`Diag::line`], which line of which input is read.
+    pub fn inputs(&self) -> u64 {
+        self.inputs
     }
 
     pub fn set_line(&mut self, line: u64) {

@@ -1,11 +1,11 @@
-//! Output held back until the end (`events --last-session`), in memory up to [`IN_MEMORY`]
-//! and past it in an unnamed temporary file, so that memory stays flat however large the
-//! held part of the log grows.
+//! Output held back until the end (`events --last-session`, the sections of `transcript
+//! --full`), in memory up to [`IN_MEMORY`] and past it in an unnamed temporary file, so
+//! that memory stays flat however large the held part of the log grows.
 //!
 //! The file is made with `tempfile::tempfile()` (in `TMPDIR`, or `/tmp`; already unlinked
-//! on Linux, removed at exit elsewhere). When it cannot be made (a read-only or full
-//! temporary directory), the bytes stay in memory, as before this file existed: the output
-//! is never lost for want of a temporary file.
+//! on Linux, removed at exit elsewhere). When it cannot be made or written (a missing,
+//! read-only or full temporary directory), the bytes stay in memory, as before this file
+//! existed: the output is never lost for want of a temporary file.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -50,9 +50,13 @@ impl HeldOutput {
             }
         }
         if let Some(file) = &mut self.file {
-            file.write_all(&self.bytes).map_err(|e| {
-                anyhow::anyhow!("cannot hold the last run in a temporary file (TMPDIR): {e}")
-            })?;
+            if file.write_all(&self.bytes).is_err() {
+                // A full temporary directory: what the file holds so far stays there (the
+                // bytes of this write past `in_file` are never read back), the rest in
+                // memory.
+                self.no_file = true;
+                return Ok(());
+            }
             self.in_file += self.bytes.len() as u64;
             self.bytes.clear();
         }
@@ -62,9 +66,7 @@ impl HeldOutput {
     /// Forgets everything held (a new run starts); keeps the file and the buffer.
     pub(crate) fn clear(&mut self) -> anyhow::Result<()> {
         self.bytes.clear();
-        if self.in_file > 0
-            && let Some(file) = &mut self.file
-        {
+        if let Some(file) = &mut self.file {
             file.set_len(0)
                 .and_then(|()| file.rewind())
                 .map_err(|e| anyhow::anyhow!("cannot empty the temporary file: {e}"))?;
@@ -138,5 +140,39 @@ mod tests {
         let mut want = b"second run\n".to_vec();
         want.extend(line.repeat(600));
         assert_eq!(written(&mut held), want);
+    }
+
+    /// A temporary file that cannot be written (a full directory): what it holds comes
+    /// back, the rest stays in memory.
+    #[test]
+    fn a_file_that_cannot_be_written_leaves_the_bytes_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("held");
+        std::fs::write(&path, b"").unwrap();
+        let mut held = HeldOutput::default();
+        let chunk = vec![b'a'; IN_MEMORY];
+        held.push(&chunk).unwrap();
+        held.push(b"b").unwrap();
+        assert_eq!(
+            held.in_file, IN_MEMORY as u64,
+            "the first chunk went to the file"
+        );
+        // The same file, now refusing writes.
+        let read_only = std::fs::File::open(&path).unwrap();
+        let kept = held.file.replace(read_only).unwrap();
+        std::fs::write(
+            &path,
+            std::iter::repeat_n(b'a', IN_MEMORY).collect::<Vec<_>>(),
+        )
+        .unwrap();
+        drop(kept);
+        held.push(&chunk).unwrap();
+        held.push(b"c").unwrap();
+        assert!(held.no_file);
+        let mut want = chunk.clone();
+        want.push(b'b');
+        want.extend(&chunk);
+        want.push(b'c');
+        assert!(written(&mut held) == want);
     }
 }

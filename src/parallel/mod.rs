@@ -14,6 +14,12 @@
 //! bounded, whatever the sizes and the number of the inputs. The bytes are those of the
 //! sequential reading (`tests/reference.rs` compares both).
 //!
+//! A view that passes lines through as read (`events`) would fill its few pieces with
+//! them and wait: its copy leaves where the lines are in a regular file instead
+//! ([`Mark::Copy`], 24 bytes for a stretch of any number of lines), and the main thread
+//! copies them from the file with the worker's own handle. A later input's worker then
+//! runs a whole input ahead, holding none of its lines.
+//!
 //! One big file is read the same way, in parts that end at run boundaries
 //! ([`split`]).
 //!
@@ -210,9 +216,8 @@ fn drive_files<V: View>(
             });
         }
         drop(ticket);
-        let status = gather(&mut handler, &pieces, &dones, &tickets);
         // Workers still writing find their channels closed and stop.
-        drop(pieces);
+        let status = gather(&mut handler, pieces, &dones, &tickets, config);
         drop(dones);
         drop(tickets);
         status
@@ -220,16 +225,23 @@ fn drive_files<V: View>(
 }
 
 /// The main thread: the inputs' pieces in argument order, the copies merged, the end.
+/// Each input's channel, and its handle on the file, goes once the input is written.
 fn gather<V: View>(
     handler: &mut ViewHandler<V>,
-    pieces: &[PiecesFrom],
+    pieces: Vec<PiecesFrom>,
     dones: &[Receiver<Done<V>>],
     tickets: &Receiver<()>,
+    config: &Config,
 ) -> anyhow::Result<ExitStatus> {
     let mut runs = Runs::default();
     let mut unopened = false;
-    for (from, done) in pieces.iter().zip(dones) {
-        write_pieces(handler, from)?;
+    for ((from, done), input) in pieces.into_iter().zip(dones).zip(&config.inputs) {
+        let lost = write_pieces(handler, &from)?;
+        drop(from);
+        if lost > 0 {
+            shorter(&mut handler.ctx, &input.name(), lost);
+            unopened = true;
+        }
         let done = done
             .recv()
             .map_err(|_| anyhow::anyhow!("a worker reading the inputs stopped"))?;
@@ -251,10 +263,11 @@ fn gather<V: View>(
     Ok(if unopened { ExitStatus::ERROR } else { status })
 }
 
-/// Writes what a worker wrote for one input (or part), until it is done.
-fn write_pieces<V: View>(handler: &mut ViewHandler<V>, from: &PiecesFrom) -> anyhow::Result<()> {
+/// Writes what a worker wrote for one input (or part), until it is done. Gives the bytes
+/// of lines passed through that were no longer in the file to copy (see [`Copier`]).
+fn write_pieces<V: View>(handler: &mut ViewHandler<V>, from: &PiecesFrom) -> anyhow::Result<u64> {
     let mut first_out = true;
-    let mut copied = Vec::new();
+    let mut copier = Copier::default();
     // Ends when the worker dropped its senders: the input is read.
     for Piece { bytes, marks } in &from.from {
         let mut at = 0;
@@ -281,38 +294,71 @@ fn write_pieces<V: View>(handler: &mut ViewHandler<V>, from: &PiecesFrom) -> any
                     let file = from.source.get().ok_or_else(|| {
                         anyhow::anyhow!("a worker left stretches of an input it did not open")
                     })?;
-                    copy_out(file, offset, len, &mut copied, &mut handler.ctx.out)?;
+                    copier.copy(file, offset, len, &mut handler.ctx.out)?;
                 }
             }
         }
         from.spares.give(bytes);
     }
-    Ok(())
+    Ok(copier.lost)
 }
 
-/// Copies `len` bytes of `file` from `offset` to stdout, through `buf`. The worker read
-/// them a moment ago; a file cut shorter since is an error, not a silent gap.
-fn copy_out(
-    file: &File,
-    offset: u64,
-    len: u64,
-    buf: &mut Vec<u8>,
-    out: &mut crate::out::Output,
-) -> anyhow::Result<()> {
-    const CHUNK: u64 = 256 * 1024;
-    let mut at = offset;
-    let end = offset + len;
-    while at < end {
-        let want = (end - at).min(CHUNK) as usize;
-        buf.resize(want, 0);
-        let n = read_at(file, &mut buf[..want], at)?;
-        if n == 0 {
-            anyhow::bail!("the input became shorter while it was read (at byte {at})");
+/// The message for an input cut shorter while it was read: its worker had read `lost`
+/// bytes of lines to pass through that were no longer there to copy.
+fn shorter(ctx: &mut Ctx, name: &str, lost: u64) {
+    ctx.out.begin_err_block();
+    ctx.out.write_err(
+        format!(
+            "cursor-stream: error: {name} became shorter while it was read: \
+             {lost} bytes of the lines passed through are missing\n"
+        )
+        .as_bytes(),
+    );
+}
+
+/// Copies stretches of an input file to stdout ([`Mark::Copy`]) through a window of the
+/// file: stretches a few lines apart (`events --type assistant` on alternating lines)
+/// cost one read for every [`WINDOW`] bytes, not one each.
+#[derive(Default)]
+struct Copier {
+    window: Vec<u8>,
+    /// Where `window` starts in the file.
+    start: u64,
+    /// Bytes no longer in the file (cut shorter since the worker read them).
+    lost: u64,
+}
+
+const WINDOW: usize = 256 * 1024;
+
+impl Copier {
+    fn copy(
+        &mut self,
+        file: &File,
+        offset: u64,
+        len: u64,
+        out: &mut crate::out::Output,
+    ) -> anyhow::Result<()> {
+        let end = offset + len;
+        let mut at = offset;
+        while at < end {
+            let in_window = at >= self.start && at < self.start + self.window.len() as u64;
+            if !in_window {
+                self.window.resize(WINDOW, 0);
+                let n = read_at(file, &mut self.window, at)?;
+                self.window.truncate(n);
+                self.start = at;
+                if n == 0 {
+                    self.lost += end - at;
+                    return Ok(());
+                }
+            }
+            let from = (at - self.start) as usize;
+            let take = (self.window.len() - from).min((end - at) as usize);
+            out.write_out(&self.window[from..from + take])?;
+            at += take as u64;
         }
-        out.write_out(&buf[..n])?;
-        at += n as u64;
+        Ok(())
     }
-    Ok(())
 }
 
 #[cfg(unix)]
@@ -346,8 +392,11 @@ fn read_one<V: View>(
         Input::Path(path) => input::open_path(path).map(|file| {
             // The main thread's handle on a regular file, to copy stretches from
             // (`Mark::Copy`): the same file, whatever happens to its name.
+            // Offsets count from where the reading starts: a handle that shares a
+            // position already moved (`/dev/fd/N` on macOS) passes the bytes.
             #[cfg(unix)]
             if file.metadata().is_ok_and(|m| m.is_file())
+                && io::Seek::stream_position(&mut &file).is_ok_and(|at| at == 0)
                 && let Ok(copy) = file.try_clone()
             {
                 let _ = to.source.set(copy);
@@ -780,20 +829,33 @@ mod tests {
         assert_eq!(got[2], ('c', b"60+20".to_vec()));
     }
 
-    /// The main thread copies the stretches from the file; a file cut shorter since the
-    /// worker read it is an error, not a gap in the output.
+    /// The main thread copies the stretches from the file, reading it a window at a
+    /// time; what a file cut shorter since the worker read it no longer holds is counted
+    /// as lost, not silently skipped.
     #[cfg(unix)]
     #[test]
-    fn stretches_are_copied_from_the_file_and_a_shorter_file_is_an_error() {
+    fn stretches_are_copied_from_the_file_and_a_shorter_file_is_counted() {
         let mut file = tempfile::tempfile().unwrap();
-        file.write_all(b"0123456789").unwrap();
+        let bytes: Vec<u8> = (0..WINDOW + 100).map(|i| (i % 251) as u8).collect();
+        file.write_all(&bytes).unwrap();
         let (mut out, stdout, _) = crate::out::testing::capture(OutputMode::default());
-        let mut buf = Vec::new();
-        copy_out(&file, 2, 5, &mut buf, &mut out).unwrap();
+        let mut copier = Copier::default();
+        copier.copy(&file, 2, 5, &mut out).unwrap();
+        copier.copy(&file, 10, 3, &mut out).unwrap();
+        // Across the window's end.
+        copier.copy(&file, WINDOW as u64 - 4, 8, &mut out).unwrap();
         out.flush().unwrap();
-        assert_eq!(stdout.take(), b"23456");
-        let short = copy_out(&file, 8, 5, &mut buf, &mut out).unwrap_err();
-        assert!(short.to_string().contains("became shorter"), "{short}");
+        let mut want = bytes[2..7].to_vec();
+        want.extend(&bytes[10..13]);
+        want.extend(&bytes[WINDOW - 4..WINDOW + 4]);
+        assert_eq!(stdout.take(), want);
+        assert_eq!(copier.lost, 0);
+        copier
+            .copy(&file, WINDOW as u64 + 90, 20, &mut out)
+            .unwrap();
+        out.flush().unwrap();
+        assert_eq!(stdout.take(), &bytes[WINDOW + 90..]);
+        assert_eq!(copier.lost, 10);
     }
 
     /// Questions with no output between them go in pieces of [`MARKS`], or of what they

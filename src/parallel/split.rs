@@ -28,7 +28,8 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, SyncSender, sync_channel};
 
 use super::{
-    PiecesFrom, PiecesTo, Source, Spares, WORKER_BUFFER, pieces_channel, worker_ctx, write_pieces,
+    PiecesFrom, PiecesTo, Source, Spares, WORKER_BUFFER, pieces_channel, shorter, worker_ctx,
+    write_pieces,
 };
 use crate::agent::detect;
 use crate::agent::event::Wants;
@@ -181,7 +182,7 @@ pub(crate) fn drive<V: View>(
             let _ = source.set(file);
         }
         s.spawn(move || deal(reader, proto, workers, parts_to, Spares::default(), source));
-        gather(&mut handler, parts_from)
+        gather(&mut handler, parts_from, &name)
     }))
 }
 
@@ -380,11 +381,13 @@ impl<V: View> Reading<V> {
 fn gather<V: View>(
     handler: &mut ViewHandler<V>,
     parts: Receiver<Gathered<V>>,
+    name: &str,
 ) -> anyhow::Result<ExitStatus> {
     let mut runs = Runs::default();
+    let mut lost = 0;
     // Ends when the dealer is done and every part is written.
     for part in parts {
-        write_pieces(handler, &part.pieces)?;
+        lost += write_pieces(handler, &part.pieces)?;
         let done = part
             .done
             .recv()
@@ -396,6 +399,10 @@ fn gather<V: View>(
             // The later parts' workers find their channels closed and stop.
             break;
         }
+    }
+    if lost > 0 {
+        shorter(&mut handler.ctx, name, lost);
+        return handler.finish(&runs).map(|_| ExitStatus::ERROR);
     }
     handler.finish(&runs)
 }

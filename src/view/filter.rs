@@ -30,7 +30,9 @@ pub struct EventFilter {
 /// What the dialect read on the current line, for the criteria that need it.
 #[derive(Debug, Default)]
 pub(crate) struct LineFacts {
-    line: u64,
+    /// The input's number and the line's: the same line number in the next input is
+    /// another line.
+    at: (u64, u64),
     tools: Vec<String>,
 }
 
@@ -43,16 +45,20 @@ impl LineFacts {
             Event::ToolEnded(end) if end.status.class != StatusClass::Pending => &end.call.tool,
             _ => return,
         };
-        let line = ctx.diag.line();
-        if self.line != line {
-            self.line = line;
+        let at = (ctx.diag.inputs(), ctx.diag.line());
+        if self.at != at {
+            self.at = at;
             self.tools.clear();
         }
         self.tools.push(tool.to_string());
     }
 
-    fn tools_on(&self, line: u64) -> &[String] {
-        if self.line == line { &self.tools } else { &[] }
+    fn tools_on(&self, line: u64, ctx: &Ctx) -> &[String] {
+        if self.at == (ctx.diag.inputs(), line) {
+            &self.tools
+        } else {
+            &[]
+        }
     }
 }
 
@@ -119,7 +125,7 @@ impl EventFilter {
             }
         }
         if !self.tools.is_empty() {
-            let tools = facts.tools_on(line.number);
+            let tools = facts.tools_on(line.number, ctx);
             if !tools
                 .iter()
                 .any(|tool| self.tools.iter().any(|t| t.eq_ignore_ascii_case(tool)))

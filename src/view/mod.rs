@@ -61,11 +61,6 @@ impl Ctx {
         }
     }
 
-    /// Leaves `question` at this place in a view's copy's output: the view on the main
-    /// thread answers it there ([`View::answer`]), knowing what the earlier inputs held.
-    /// `weight`: about what it holds, in bytes (a worker sends its output on when it
-    /// holds enough). Gives the question back to a view reading alone, which answers it
-    /// itself.
     /// Writes a line of the input exactly as read (`raw`, at `offset` in the input). A
     /// view's copy on a worker reading a regular file leaves where the line is instead,
     /// and the main thread copies it from the file: a view passing most of its input
@@ -83,6 +78,11 @@ impl Ctx {
         self.out.write_out(raw)
     }
 
+    /// Leaves `question` at this place in a view's copy's output: the view on the main
+    /// thread answers it there ([`View::answer`]), knowing what the earlier inputs held.
+    /// `weight`: about what it holds, in bytes (a worker sends its output on when it
+    /// holds enough). Gives the question back to a view reading alone, which answers it
+    /// itself.
     pub(crate) fn ask(&mut self, question: Question, weight: usize) -> Result<(), Question> {
         // A worker's output goes to the main thread where its `Diag`'s messages do.
         let Some(to) = self.diag.to_main() else {
