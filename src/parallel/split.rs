@@ -140,6 +140,13 @@ pub(crate) fn drive<V: View>(
     let mut handler = ViewHandler::new(view, ctx);
     let opened = File::open(path).and_then(|file| Ok((file.try_clone()?, file)));
     let (file, again) = match opened {
+        // The parts and the rest read from a part's end count offsets from the file's
+        // start: a handle that shares a position already moved (`/dev/fd/N` on macOS) is
+        // read by one reader.
+        Ok((file, _)) if !io::Seek::stream_position(&mut &file).is_ok_and(|at| at == 0) => {
+            let ViewHandler { view, .. } = handler;
+            return Err(view);
+        }
         Ok(files) => files,
         Err(e) => {
             let ctx = &mut handler.ctx;
