@@ -204,6 +204,11 @@ impl Output {
         }
     }
 
+    /// Whether either stream holds bytes not yet written through.
+    pub fn holds_bytes(&self) -> bool {
+        !self.out.buffer().is_empty() || !self.err.buffer().is_empty()
+    }
+
     /// Flushes both streams; stdout's error (a closed pipe) is returned.
     pub fn flush(&mut self) -> io::Result<()> {
         match self.last {

@@ -72,7 +72,9 @@ impl Ctx {
             && to.copies()
         {
             // What the output holds so far goes first.
-            self.out.flush()?;
+            if self.out.holds_bytes() {
+                self.out.flush()?;
+            }
             return to.copy(offset, raw.len());
         }
         self.out.write_out(raw)
