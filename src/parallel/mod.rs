@@ -361,8 +361,10 @@ impl Copier {
     }
 }
 
+/// `pread`: reads at `at` without moving the handle's position, which another thread
+/// may be reading from.
 #[cfg(unix)]
-fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+pub(super) fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     use std::os::unix::fs::FileExt;
     loop {
         match file.read_at(buf, at) {
@@ -375,7 +377,7 @@ fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
 /// Elsewhere no [`Source`] is set (Windows' `seek_read` would move the worker's own
 /// reading position, which its handle shares): the views write the bytes.
 #[cfg(not(unix))]
-fn read_at(_: &File, _: &mut [u8], _: u64) -> io::Result<usize> {
+pub(super) fn read_at(_: &File, _: &mut [u8], _: u64) -> io::Result<usize> {
     Err(io::ErrorKind::Unsupported.into())
 }
 

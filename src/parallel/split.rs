@@ -422,17 +422,10 @@ struct At {
 }
 
 impl io::Read for At {
-    #[cfg(unix)]
+    /// Elsewhere than on Unix [`super::read_at`] refuses, and [`worth_it`] never splits.
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        use std::os::unix::fs::FileExt;
-        let n = self.file.read_at(buf, self.offset)?;
+        let n = super::read_at(&self.file, buf, self.offset)?;
         self.offset += n as u64;
         Ok(n)
-    }
-
-    /// Never read: [`worth_it`] is only true on Unix.
-    #[cfg(not(unix))]
-    fn read(&mut self, _buf: &mut [u8]) -> io::Result<usize> {
-        Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 }
