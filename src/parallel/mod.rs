@@ -375,7 +375,8 @@ pub(super) fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize>
 }
 
 /// Elsewhere no [`Source`] is set (Windows' `seek_read` would move the worker's own
-/// reading position, which its handle shares): the views write the bytes.
+/// reading position, which its handle shares): the views write the bytes, and no file
+/// is read in parts.
 #[cfg(not(unix))]
 pub(super) fn read_at(_: &File, _: &mut [u8], _: u64) -> io::Result<usize> {
     Err(io::ErrorKind::Unsupported.into())
