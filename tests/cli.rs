@@ -22,6 +22,17 @@ fn read(name: &str) -> String {
     std::fs::read_to_string(fixture(name)).unwrap()
 }
 
+/// `n` copies of `run` in `dir`, named in the order they are listed.
+fn copies(dir: &Path, run: &[u8], n: usize) -> Vec<PathBuf> {
+    (0..n)
+        .map(|i| {
+            let path = dir.join(format!("f{i:03}.ndjson"));
+            std::fs::write(&path, run).unwrap();
+            path
+        })
+        .collect()
+}
+
 fn cs() -> Command {
     let mut cmd = Command::new(BIN);
     cmd.env_remove("NO_COLOR");
@@ -426,13 +437,7 @@ fn workers_take_files_only_a_few_ahead_of_the_output() {
     let made = StdCommand::new("mkfifo").arg(&slow).status().unwrap();
     assert!(made.success());
     let run = read("documented.ndjson");
-    let files: Vec<PathBuf> = (0..40)
-        .map(|i| {
-            let path = dir.path().join(format!("f{i:02}.ndjson"));
-            std::fs::write(&path, &run).unwrap();
-            path
-        })
-        .collect();
+    let files = copies(dir.path(), run.as_bytes(), 40);
     let child = StdCommand::new(BIN)
         .arg("check")
         .arg(&slow)
@@ -504,13 +509,7 @@ fn events_pass_every_line_of_files_and_a_fifo_as_read() {
 fn more_files_than_open_handles_are_allowed() {
     let dir = tempfile::tempdir().unwrap();
     let run = std::fs::read(fixture("documented.ndjson")).unwrap();
-    let files: Vec<PathBuf> = (0..150)
-        .map(|i| {
-            let path = dir.path().join(format!("f{i:03}.ndjson"));
-            std::fs::write(&path, &run).unwrap();
-            path
-        })
-        .collect();
+    let files = copies(dir.path(), &run, 150);
     for view in [
         &["stats", "--json"][..],
         &["events"],
