@@ -34,7 +34,8 @@ use crate::agent::event::{
 use crate::agent::{AnyDialect, RawLine, Sink, detect};
 use crate::exit::ExitStatus;
 use crate::input::line_buffer::Line;
-use crate::input::peek::{BadLine, Head, NameId, Peeked, Subtype, TypeSet};
+use crate::input::line_buffer::LineTooLong;
+use crate::input::peek::{BadLine, Head, NameId, Peeked, TypeSet};
 use crate::input::reader::{Batch, LineInfo, Next, Reader, Setup};
 use crate::out::diag::Reading;
 use crate::read::Handler;
@@ -55,6 +56,12 @@ pub(crate) trait Driven: Handler {
     /// The event types [`Driven::before`] and [`Driven::after`] are called for.
     fn raw_types(&self) -> TypeSet {
         TypeSet::NONE
+    }
+
+    /// Whether every event line is checked whole (see `input::peek::peek`), not only
+    /// those that start, end or decide a run (`check`).
+    fn checks_every_line(&self) -> bool {
+        false
     }
 
     /// A new input starts.
@@ -133,12 +140,13 @@ pub(crate) trait Driven: Handler {
 pub(crate) struct Dispatcher<D> {
     engine: Engine<D>,
     slot: Slot,
-    /// `--agent`: no detection.
+    /// `--agent`: no detection, and no other agent's dialect.
     forced: Option<Agent>,
     max_line: Option<usize>,
     buffer_size: usize,
-    /// The last line was a terminal event (see [`detect::run_boundary`]).
-    after_terminal: bool,
+    /// The event types checked whole (see [`checked_types`]).
+    checked: TypeSet,
+    boundaries: detect::Boundaries,
 }
 
 /// The current input's dialect, or the lines held until the agent is known.
@@ -169,18 +177,21 @@ struct HeldLine {
 impl<D: Driven> Dispatcher<D> {
     pub fn new(handler: D, max_line: Option<usize>) -> Self {
         Dispatcher {
+            checked: checked_types(&handler),
             engine: Engine::new(handler),
             slot: Slot::Undecided(Held::default()),
             forced: None,
             max_line,
             buffer_size: crate::input::line_buffer::DEFAULT_CAPACITY,
-            after_terminal: false,
+            boundaries: detect::Boundaries::default(),
         }
     }
 
-    /// Reads every input as `agent`'s stream, with no detection (`--agent`).
+    /// Reads every input as `agent`'s stream (`--agent`): no detection, no switch to
+    /// another agent's dialect, and every run is `agent`'s.
     pub fn agent(mut self, agent: Option<Agent>) -> Self {
         self.forced = agent;
+        self.engine.forced = agent;
         self
     }
 
@@ -234,7 +245,7 @@ impl<D: Driven> Dispatcher<D> {
     ) -> anyhow::Result<()> {
         let setup = Setup {
             first_line,
-            ..Setup::new(self.buffer_size, self.max_line)
+            ..Setup::new(self.buffer_size, self.max_line, self.checked)
         };
         let mut reader = Reader::spawn(rdr, setup)?;
         loop {
@@ -267,7 +278,7 @@ impl<D: Driven> Dispatcher<D> {
         Ok(())
     }
 
-    /// The reading stops at a run boundary (see [`detect::run_boundary`]), where another
+    /// The reading stops at a run boundary (see [`detect::Boundaries`]), where another
     /// thread reads on: ends the dialect as the boundary would. Returns `false`, having
     /// done nothing, when the reading from the start would not have started afresh there
     /// (a run still open, the agent not yet known): then this one must read on.
@@ -275,7 +286,7 @@ impl<D: Driven> Dispatcher<D> {
         let Slot::Ready { dialect, .. } = &mut self.slot else {
             return Ok(false);
         };
-        if self.engine.runs.is_open() || !self.after_terminal {
+        if self.engine.runs.is_open() || !self.boundaries.after_terminal() {
             return Ok(false);
         }
         dialect.finish(&mut self.engine)?;
@@ -286,24 +297,39 @@ impl<D: Driven> Dispatcher<D> {
     /// An input starts: its lines come through [`Dispatcher::push`], then [`Dispatcher::end`].
     pub fn begin(&mut self, name: &str) {
         self.engine.handler.input(name);
-        self.after_terminal = false;
+        self.boundaries = detect::Boundaries::default();
         self.slot = match self.forced {
-            Some(agent) => ready(agent, self.engine.wants),
+            Some(agent) => {
+                let dialect = AnyDialect::forced(agent);
+                let interest = dialect.interest(self.engine.wants);
+                Slot::Ready { dialect, interest }
+            }
             None => Slot::Undecided(Held::default()),
         };
     }
 
     /// One line the caller already split (with or without its `\n` or `\r\n`), numbered
-    /// from 1 within its input: peeked here, then as [`Dispatcher::feed`]'s lines.
+    /// from 1 within its input: peeked here, then as [`Dispatcher::feed`]'s lines. A line
+    /// over the `max_line` limit is refused as the reading thread refuses it.
     pub fn push(&mut self, line: &[u8], number: u64) -> anyhow::Result<()> {
         let raw = line;
         let unterminated = !line.ends_with(b"\n");
         let line = line.strip_suffix(b"\n").unwrap_or(line);
         let mut bytes = line.strip_suffix(b"\r").unwrap_or(line);
+        if let Some(limit) = self.max_line
+            && bytes.len() > limit
+        {
+            let too_long = LineTooLong {
+                limit,
+                line: number,
+            };
+            let e = std::io::Error::new(std::io::ErrorKind::InvalidData, too_long);
+            return Err(self.engine.handler.read_error("input", e));
+        }
         if number == 1 {
             bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         }
-        let peeked = crate::input::peek::peek(bytes);
+        let peeked = crate::input::peek::peek(bytes, self.checked);
         let line = Line {
             bytes,
             raw,
@@ -340,13 +366,11 @@ impl<D: Driven> Dispatcher<D> {
     }
 
     fn line(&mut self, line: &Line<'_>, peeked: &Peeked) -> anyhow::Result<()> {
-        let after_terminal = std::mem::replace(&mut self.after_terminal, detect::ends_run(peeked));
-        if after_terminal
+        if let Some(agent) = self.boundaries.next(peeked, line.bytes)
             && matches!(self.slot, Slot::Ready { .. })
             && !self.engine.runs.is_open()
-            && let Some(agent) = detect::run_boundary(after_terminal, peeked, line.bytes)
         {
-            self.renew(agent)?;
+            self.renew(self.forced.unwrap_or(agent))?;
         }
         if let Slot::Undecided(held) = &mut self.slot {
             let verdict = match peeked {
@@ -431,7 +455,9 @@ impl<D: Driven> Dispatcher<D> {
             engine.handler.glued(noise);
         }
         let mut class = dialect.classify(head.name);
-        if let Some(agent) = other_agent(dialect, head, &raw, class, engine.runs.is_open()) {
+        if self.forced.is_none()
+            && let Some(agent) = other_agent(dialect, head, &raw, class, engine.runs.is_open())
+        {
             dialect.finish(engine)?;
             (*dialect, *interest) = dialect_for(agent, engine.wants);
             class = dialect.classify(head.name);
@@ -445,14 +471,45 @@ impl<D: Driven> Dispatcher<D> {
             engine.ensure_run(dialect.agent())?;
             engine.run_events = 1;
         }
-        if interest.contains(head.name) {
-            dialect.decode(&raw, head, engine)?;
+        if interest.contains(head.name)
+            && let Err(e) = dialect.decode(&raw, head, engine)
+        {
+            // A line the dialect could not read because it is broken (one not checked
+            // whole before) is not an event after all.
+            let Broken(bad) = e.downcast::<Broken>()?;
+            engine.run_events -= u64::from(engine.runs.is_open());
+            return engine.handler.bad_line(&raw, &bad);
         }
         if raw_view {
             engine.handler.after(&raw, head)?;
         }
         Ok(())
     }
+}
+
+/// The event types whose lines are checked whole as they are read (see
+/// `input::peek::peek`): those that start, end or decide a run for some agent — what
+/// they say changes the exit status — or every type, for a handler that checks every line.
+pub(crate) fn checked_types<D: Driven>(handler: &D) -> TypeSet {
+    if handler.checks_every_line() {
+        return TypeSet::ALL;
+    }
+    let mut set = TypeSet::NONE;
+    for agent in [
+        Agent::Cursor,
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::OpenCode,
+    ] {
+        let dialect = AnyDialect::new(agent);
+        for name in NameId::all() {
+            if dialect.classify(name).always {
+                set.insert(name);
+            }
+        }
+    }
+    set
 }
 
 /// A dialect for `agent`, with what it should decode for the view.
@@ -476,15 +533,7 @@ fn other_agent(
     class: crate::agent::Class,
     run_open: bool,
 ) -> Option<Agent> {
-    let starts_run = match head.name {
-        NameId::SYSTEM => {
-            matches!(&head.subtype, Subtype::Known(Some(s)) if s == "init")
-                || head.subtype == Subtype::NotPeeked
-        }
-        NameId::INIT | NameId::THREAD_STARTED | NameId::SESSION_CREATED => true,
-        _ => false,
-    };
-    if class.known && run_open && !starts_run {
+    if class.known && run_open && !detect::starts_run(head, line.bytes) {
         return None;
     }
     detect::sniff(head, line.bytes).filter(|&agent| !same_dialect(agent, dialect.agent()))
@@ -534,7 +583,23 @@ pub(crate) struct Engine<D> {
     /// Answer text came in this run.
     streamed: bool,
     terminal: Option<Arc<AtomicBool>>,
+    /// `--agent`: every run is this agent's.
+    forced: Option<Agent>,
 }
+
+/// A line a dialect could not read is not JSON, or not an event (see
+/// `input::peek::peek`): it goes back to the dispatcher as the error of its decode, and
+/// is reported as a bad line.
+#[derive(Debug)]
+struct Broken(BadLine);
+
+impl Display for Broken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Broken {}
 
 impl<D: Driven> Engine<D> {
     fn new(handler: D) -> Engine<D> {
@@ -550,6 +615,7 @@ impl<D: Driven> Engine<D> {
             scope: None,
             streamed: false,
             terminal: None,
+            forced: None,
         }
     }
 }
@@ -563,9 +629,12 @@ impl<D: Driven> Sink for Engine<D> {
         self.runs.is_open()
     }
 
-    fn start_run(&mut self, info: RunInfo) -> anyhow::Result<()> {
+    fn start_run(&mut self, mut info: RunInfo) -> anyhow::Result<()> {
         if self.runs.is_open() {
             self.end_run(RunEnd::unfinished())?;
+        }
+        if let Some(agent) = self.forced {
+            info.agent = agent;
         }
         self.runs.start();
         self.run = info;
@@ -708,6 +777,9 @@ impl<D: Driven> Sink for Engine<D> {
     }
 
     fn unreadable(&mut self, what: Reading, line: &[u8], err: &dyn Display) -> anyhow::Result<()> {
+        if let Err(bad) = crate::input::peek::verify(line) {
+            return Err(Broken(bad).into());
+        }
         self.handler.unreadable(what, line, err)
     }
 }

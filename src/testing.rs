@@ -165,7 +165,7 @@ pub fn run_discarding(
 /// The peek of one line: whether it is an event (for the benchmarks).
 pub fn peek_is_event(line: &[u8]) -> bool {
     matches!(
-        crate::input::peek::peek(line),
+        crate::input::peek::peek(line, crate::input::peek::TypeSet::NONE),
         crate::input::peek::Peeked::Event(_)
     )
 }

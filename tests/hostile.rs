@@ -133,8 +133,9 @@ fn nul_bytes_are_reported() {
     let (code, out, err) = stderr_of(&["text"], input);
     assert_eq!((code, out.as_str()), (0, "Hello"));
     assert!(err.contains("<stdin>:2: not JSON"), "{err}");
+    // A raw control character in a string is not JSON, found where the line is read.
     assert!(
-        err.contains("<stdin>:3: unreadable assistant event (control character"),
+        err.contains("<stdin>:3: not JSON (control character"),
         "{err}"
     );
 }
@@ -615,4 +616,104 @@ fn the_last_session_of_a_large_log_is_held_in_a_temporary_file_not_in_memory() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout == last_run, "the last run, held in memory");
+}
+
+/// A view on a fixture of `tests/fixtures/edges/`, as shipped and with the shortcuts off
+/// (`CURSOR_STREAM_REFERENCE=1`): both must give the same status, stdout and stderr.
+fn on_both_paths(args: &[&str], fixture: &str) -> (i32, String, String) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/edges")
+        .join(fixture);
+    let [fast, plain] = ["0", "1"].map(|reference| {
+        let out = Command::new(BIN)
+            .args(args)
+            .arg(&path)
+            .env("CURSOR_STREAM_REFERENCE", reference)
+            .env_remove("NO_COLOR")
+            .current_dir(path.parent().unwrap())
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    });
+    assert_eq!(fast, plain, "{args:?} on {fixture}: the two paths differ");
+    fast
+}
+
+/// A terminal event with a usable start but a broken body is not an event: the run has
+/// no end (status 3), on both paths, in every view.
+#[test]
+fn a_broken_terminal_event_is_not_json_and_the_run_has_no_end() {
+    let (code, out, err) = on_both_paths(&["result"], "garbled-result.ndjson");
+    assert_eq!((code, out.as_str()), (3, ""));
+    assert!(
+        err.contains("garbled-result.ndjson:2: not JSON (trailing characters"),
+        "{err}"
+    );
+    assert!(!err.contains("could not be read"), "{err}");
+    let (code, out, _) = on_both_paths(&["events", "--count"], "garbled-result.ndjson");
+    assert_eq!((code, out.as_str()), (0, "1\n"));
+    let (_, out, _) = on_both_paths(&["events"], "garbled-result.ndjson");
+    assert_eq!(out.lines().count(), 2, "a bad line passes with no filter");
+    let (code, out, _) = on_both_paths(&["check"], "garbled-result.ndjson");
+    assert_eq!(code, 1);
+    assert!(out.contains(":2: malformed_line: not JSON"), "{out}");
+    assert!(out.contains("in 1 events"), "{out}");
+}
+
+/// A `type` given twice, or a `subtype` that is not a string, makes a line that starts or
+/// ends a run no event, on both paths (it was a success on the fast path).
+#[test]
+fn a_repeated_type_or_a_bad_subtype_is_refused_on_both_paths() {
+    for (fixture, why) in [
+        ("repeated-type.ndjson", "duplicate field `type`"),
+        ("subtype-not-a-string.ndjson", "invalid type: integer `5`"),
+    ] {
+        let (code, out, err) = on_both_paths(&["result"], fixture);
+        assert_eq!((code, out.as_str()), (3, ""), "{fixture}");
+        assert!(
+            err.contains(&format!(":2: unusable \"type\"/\"subtype\" ({why}")),
+            "{fixture}: {err}"
+        );
+        let (code, out, _) = on_both_paths(&["check"], fixture);
+        assert_eq!(code, 1, "{fixture}");
+        assert!(out.contains(":2: malformed_line"), "{fixture}: {out}");
+    }
+}
+
+/// A content line broken after a usable start is reported as not JSON by the view that
+/// reads it, and what it would have said is not taken.
+#[test]
+fn a_broken_content_line_is_not_json_where_it_is_read() {
+    let (code, out, err) = on_both_paths(&["text"], "garbled-delta.ndjson");
+    assert_eq!((code, out.as_str()), (0, "Hello"));
+    assert!(
+        err.contains("garbled-delta.ndjson:2: not JSON (trailing characters"),
+        "{err}"
+    );
+    assert!(!err.contains("unreadable"), "{err}");
+    let (code, out, _) = on_both_paths(&["check"], "garbled-delta.ndjson");
+    assert_eq!(code, 1);
+    assert!(out.contains(":2: malformed_line: not JSON"), "{out}");
+}
+
+/// Cursor: a `system` event that is not an `init`, its `subtype` not right after `type`,
+/// in the middle of a run, does not forget the answer so far (it was printed twice).
+#[test]
+fn a_system_event_mid_run_does_not_reset_the_answer() {
+    let (code, out, err) = on_both_paths(&["text"], "system-status-mid-run.ndjson");
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "Hello", ""));
+    let (_, out, _) = on_both_paths(&["stats", "--json"], "system-status-mid-run.ndjson");
+    assert!(out.contains(r#""answer_bytes":5"#), "{out}");
+}
+
+/// Cursor: a `thinking` event whose text is not a string, its `subtype` not right after
+/// `type`: a view that counts thinking phases does not read the text, on either path.
+#[test]
+fn a_thinking_phase_is_told_by_its_subtype_wherever_it_is() {
+    let (code, _, err) = on_both_paths(&["stats"], "thinking-text-not-a-string.ndjson");
+    assert_eq!((code, err.as_str()), (0, ""));
 }

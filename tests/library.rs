@@ -254,3 +254,65 @@ fn a_named_agent_reads_a_stream_cut_at_the_front() {
         log.lines
     );
 }
+
+/// `max_line` holds for lines in hand as for a stream: a longer line is refused with
+/// `InvalidData`, and nothing of it reaches the handler.
+#[test]
+fn a_line_over_the_limit_is_refused_however_it_is_given() {
+    let long = format!(
+        r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{}"}}]}},"session_id":"s1"}}"#,
+        "x".repeat(1000)
+    );
+    let lines = [
+        r#"{"type":"system","subtype":"init","apiKeySource":"login","session_id":"s1"}"#,
+        long.as_str(),
+    ];
+    let mut log = Log::default();
+    let err = Reader::new()
+        .max_line(100)
+        .read_lines(lines, &mut log)
+        .unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+    assert!(err.to_string().contains("line 2 is longer"), "{err}");
+    assert!(
+        !log.lines.iter().any(|l| l.contains("xxxx")),
+        "{:?}",
+        log.lines
+    );
+    let mut log = Log::default();
+    let stream = io::Cursor::new(lines.join("\n").into_bytes());
+    let err = Reader::new()
+        .max_line(100)
+        .read(stream, &mut log)
+        .unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+}
+
+/// A named agent is the agent of every run: the stream is not asked (a Cursor log read as
+/// Claude's gives Claude's runs), in the library as with `--agent`.
+#[test]
+fn a_named_agent_is_not_second_guessed() {
+    let cursor = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/session.ndjson");
+    let mut log = Log::default();
+    Reader::new()
+        .agent(Agent::Claude)
+        .read(std::fs::File::open(&cursor).unwrap(), &mut log)
+        .unwrap();
+    let agents: Vec<&str> = log.runs.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(agents, ["claude"]);
+    for (flag, want) in [("claude", "claude"), ("cursor", "cursor")] {
+        let got: Vec<String> = rows(&["stats", "--json", "--agent", flag], &cursor)
+            .iter()
+            .map(|row| row["agent"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(got, [want], "--agent {flag}");
+    }
+    // A log of Qwen's run then Claude's, named Qwen's: both runs are Qwen's.
+    let mixed = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/mixed/qwen-then-claude.ndjson");
+    let got: Vec<String> = rows(&["stats", "--json", "--agent", "qwen"], &mixed)
+        .iter()
+        .map(|row| row["agent"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(got, ["qwen", "qwen"]);
+}

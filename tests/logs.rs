@@ -663,3 +663,52 @@ fn a_broken_tool_line_is_reported_by_the_views_that_read_tools() {
         );
     }
 }
+
+/// The lines between two runs belong to the run they come before: Claude's hooks before
+/// its `init` carry its session id, and `--session` with that id, and `--last-session`,
+/// take them; the run before does not.
+#[test]
+fn lines_between_runs_belong_to_the_run_they_start() {
+    let log = agent_fixture("mixed/qwen-then-claude.ndjson");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let with_id = |prefix: &str| {
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .filter(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["session_id"]
+                    .as_str()
+                    .is_some_and(|id| id.starts_with(prefix))
+            })
+            .count()
+    };
+    let (qwen, claude) = ("2ad09af8", "6be1679f");
+    for (id, reference) in [(qwen, "0"), (claude, "0"), (qwen, "1"), (claude, "1")] {
+        let out = cs(&["events", "-c", "--session", id])
+            .arg(&log)
+            .env("CURSOR_STREAM_REFERENCE", reference)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("{}\n", with_id(id)),
+            "--session {id}"
+        );
+    }
+    // Every line of the Claude run, from its first hook on.
+    let (_, last, _) = output(&["events", "--last-session"], &log);
+    let claude_run = std::fs::read(agent_fixture("claude/hooks-before-init.ndjson")).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&last),
+        String::from_utf8_lossy(&claude_run)
+    );
+    // The last run with none of the lines asked for gives none, not the run before's.
+    let dir = tempfile::tempdir().unwrap();
+    let claude_then_qwen = dir.path().join("claude-then-qwen.ndjson");
+    let qwen_run = std::fs::read(agent_fixture("qwen/plain.ndjson")).unwrap();
+    std::fs::write(&claude_then_qwen, [claude_run, qwen_run].concat()).unwrap();
+    let asked = ["events", "--last-session", "--type", "rate_limit_event"];
+    let (_, last, _) = output(&asked, &claude_then_qwen);
+    assert_eq!(String::from_utf8_lossy(&last), "");
+    let (_, last, _) = output(&asked, &log);
+    assert_eq!(String::from_utf8_lossy(&last).lines().count(), 1);
+}

@@ -25,15 +25,12 @@ fn run(args: &[&str], file: &Path, reference: bool) -> Output {
     cmd.output().unwrap()
 }
 
-/// The `.ndjson` files under `dir` and its folders, but `fuzz/`: the fuzzer's finds are
-/// lines broken in the middle after a valid start, which the fast peek takes as an event
-/// (then reported unreadable) and the plain parser as not JSON, by design.
+/// The `.ndjson` files under `dir` and its folders: the fuzzer's finds and the lines
+/// broken after a valid start (`fuzz/`, `edges/`) included.
 fn ndjson_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
-        if path.is_dir() && path.ends_with("fuzz") {
-            continue;
-        } else if path.is_dir() {
+        if path.is_dir() {
             ndjson_files(&path, out);
         } else if path.extension().is_some_and(|e| e == "ndjson") {
             out.push(path);
@@ -263,10 +260,16 @@ fn one_file_read_in_parts_gives_the_same_bytes_as_one_reader() {
             bytes.push(b'\n');
         }
     }
-    // Claude's run, then Qwen's, read by the same dialect: at the boundary the dialect
-    // starts afresh and takes Qwen's name, as a part starting there does.
+    // Claude's run, then Qwen's, then Claude's: at each boundary the run takes its own
+    // agent's name, as a part starting there does; and Qwen's run, a blank line and
+    // Claude's hooks before its `init` (no boundary a part can start at).
     let agents = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents");
-    for fixture in ["claude/thinking", "qwen/plain", "claude/thinking"] {
+    for fixture in [
+        "claude/thinking",
+        "qwen/plain",
+        "claude/thinking",
+        "mixed/qwen-then-claude",
+    ] {
         bytes.extend(std::fs::read(agents.join(format!("{fixture}.ndjson"))).unwrap());
     }
     std::fs::write(&corpus, &bytes).unwrap();

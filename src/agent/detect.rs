@@ -11,41 +11,66 @@
 //! none does.
 
 use super::event::Agent;
-use crate::input::json::top_level_members;
-use crate::input::peek::{Head, NameId, Peeked, Subtype};
+use crate::input::json::{BorrowedStr, top_level_members, top_level_value};
+use crate::input::peek::{Head, NameId, Peeked};
 
-/// Whether the line is an agent's terminal event: `result` (Cursor, Claude, Qwen,
+/// Whether the event is an agent's terminal event: `result` (Cursor, Claude, Qwen,
 /// Gemini) or the end of a Codex turn.
-pub(crate) fn ends_run(peeked: &Peeked) -> bool {
-    matches!(peeked, Peeked::Event(head)
-        if matches!(head.name, NameId::RESULT | NameId::TURN_COMPLETED | NameId::TURN_FAILED))
+pub(crate) fn ends_run(head: &Head) -> bool {
+    matches!(
+        head.name,
+        NameId::RESULT | NameId::TURN_COMPLETED | NameId::TURN_FAILED
+    )
 }
 
-/// A run boundary: the line right after a terminal event (`after_terminal`) is the
-/// event that starts a run (`system` `init`, Gemini's `init`, Codex's `thread.started`)
-/// and tells its agent. Gives that agent.
+/// Whether the event starts a run: `system` `init` (Cursor, Claude, Qwen; Claude's
+/// `session_start` too), Gemini's `init`, Codex's `thread.started` (`session.created` in
+/// its experimental format). The one test of a run start: the dispatcher's switch to
+/// another agent, the run boundaries below and the split of a file in parts all use it.
+pub(crate) fn starts_run(head: &Head, line: &[u8]) -> bool {
+    match head.name {
+        NameId::SYSTEM => matches!(
+            head.subtype(line).as_deref(),
+            Some("init" | "session_start")
+        ),
+        NameId::INIT | NameId::THREAD_STARTED | NameId::SESSION_CREATED => true,
+        _ => false,
+    }
+}
+
+/// Run boundaries, line by line: an event that starts a run (see [`starts_run`]) after a
+/// terminal event, with only blank lines and lines that are not events between them.
 ///
 /// There, when the last run is closed, the dispatcher starts the new run's dialect
 /// afresh, as at the start of an input: nothing of the last run carries over. So a
 /// reading that starts at such a line (one big file read in parts at once, see
 /// `crate::parallel::split`) gives what the reading from the start gives.
-pub(crate) fn run_boundary(after_terminal: bool, peeked: &Peeked, line: &[u8]) -> Option<Agent> {
-    let Peeked::Event(head) = peeked else {
-        return None;
-    };
-    if !after_terminal {
-        return None;
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Boundaries {
+    after_terminal: bool,
+}
+
+impl Boundaries {
+    /// The next line (with its peek): the agent whose run starts here, when the line is a
+    /// run boundary.
+    pub fn next(&mut self, peeked: &Peeked, line: &[u8]) -> Option<Agent> {
+        let Peeked::Event(head) = peeked else {
+            return None;
+        };
+        if !std::mem::replace(&mut self.after_terminal, ends_run(head)) {
+            return None;
+        }
+        let line = line.get(head.start..)?;
+        if !starts_run(head, line) {
+            return None;
+        }
+        sniff(head, line)
     }
-    let line = line.get(head.start..)?;
-    let starts = match head.name {
-        NameId::SYSTEM => head.subtype_in(line).as_deref() == Some("init"),
-        NameId::INIT | NameId::THREAD_STARTED => true,
-        _ => false,
-    };
-    if !starts {
-        return None;
+
+    /// The last event was a terminal event.
+    pub fn after_terminal(self) -> bool {
+        self.after_terminal
     }
-    sniff(head, line)
 }
 
 /// The agent an event line belongs to, if the line alone tells.
@@ -92,7 +117,7 @@ pub(crate) fn sniff(head: &Head, line: &[u8]) -> Option<Agent> {
                 Agent::Codex
             })
         }
-        NameId::SYSTEM => system(head, &keys(line)),
+        NameId::SYSTEM => system(head, line, &keys(line)),
         NameId::ASSISTANT | NameId::USER | NameId::RESULT => {
             let k = keys(line);
             if k.claude {
@@ -111,6 +136,19 @@ pub(crate) fn sniff(head: &Head, line: &[u8]) -> Option<Agent> {
     }
 }
 
+/// A line's own session id, under any agent's key (`session_id`, OpenCode's `sessionID`,
+/// Codex's `thread_id`).
+pub(crate) fn session_id_of(line: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
+    use serde::de::DeserializeSeed;
+    ["session_id", "sessionID", "thread_id"]
+        .into_iter()
+        .find_map(|key| top_level_value(line, key))
+        .and_then(|token| {
+            let mut de = serde_json::Deserializer::from_slice(token);
+            BorrowedStr.deserialize(&mut de).ok()
+        })
+}
+
 /// The agent a JSON object without `type` belongs to: only Codex before 0.44 writes such
 /// lines (a config summary, `{"prompt":…}`, then `{"id":…,"msg":{…}}` events).
 pub(crate) fn sniff_untyped(line: &[u8]) -> Option<Agent> {
@@ -118,11 +156,8 @@ pub(crate) fn sniff_untyped(line: &[u8]) -> Option<Agent> {
     (k.codex_config || (k.id && k.msg)).then_some(Agent::Codex)
 }
 
-fn system(head: &Head, k: &Keys) -> Option<Agent> {
-    let init = match &head.subtype {
-        Subtype::Known(s) => s.as_deref() == Some("init"),
-        Subtype::NotPeeked => true,
-    };
+fn system(head: &Head, line: &[u8], k: &Keys) -> Option<Agent> {
+    let init = head.subtype(line).as_deref() == Some("init");
     if k.qwen {
         Some(Agent::Qwen)
     } else if k.claude || (init && k.tools) {
@@ -198,10 +233,10 @@ fn keys(line: &[u8]) -> Keys {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::peek::{Peeked, peek};
+    use crate::input::peek::{Peeked, TypeSet, peek};
 
     fn agent_of(line: &str) -> Option<Agent> {
-        match peek(line.as_bytes()) {
+        match peek(line.as_bytes(), TypeSet::NONE) {
             Peeked::Event(head) => sniff(&head, &line.as_bytes()[head.start..]),
             _ => sniff_untyped(line.as_bytes()),
         }

@@ -161,6 +161,16 @@ impl AnyDialect {
         each!(self, d => d.agent())
     }
 
+    /// A dialect for `agent` that reads every run as `agent`'s (`--agent`): Claude's does
+    /// not become Qwen's on a Qwen init, nor the reverse.
+    pub fn forced(agent: Agent) -> AnyDialect {
+        let mut dialect = AnyDialect::new(agent);
+        if let AnyDialect::Claude(d) = &mut dialect {
+            d.fix_agent();
+        }
+        dialect
+    }
+
     pub fn classify(&self, name: NameId) -> Class {
         match self {
             AnyDialect::Cursor(_) => cursor::classify(name),

@@ -147,7 +147,9 @@ pub(crate) enum Peeked {
 pub(crate) struct Head {
     pub name: NameId,
     pub type_name: Cow<'static, str>,
-    pub subtype: Subtype,
+    /// Seen by the peek or not: [`Head::subtype`] is the one way to read it, so that no
+    /// reader depends on where in the line the peek happened to find it.
+    subtype: Subtype,
     /// Where the JSON object starts in the line: 0, unless text was glued in front of it
     /// (Gemini CLI before 0.42 printed a notice without a newline before its first event).
     pub start: usize,
@@ -155,7 +157,7 @@ pub(crate) struct Head {
 
 impl Head {
     /// The subtype, reading the line for it when the peek could not see it.
-    pub fn subtype_in<'h>(&'h self, line: &[u8]) -> Option<Cow<'h, str>> {
+    pub fn subtype<'h>(&'h self, line: &[u8]) -> Option<Cow<'h, str>> {
         match &self.subtype {
             Subtype::Known(s) => s.as_deref().map(Cow::Borrowed),
             Subtype::NotPeeked => match parse_head(line).ok()?.subtype {
@@ -168,9 +170,9 @@ impl Head {
 
 /// The `subtype`, if the peek could see it without a parse.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Subtype {
+enum Subtype {
     Known(Option<Cow<'static, str>>),
-    /// Not right after `type`: it may be elsewhere in the line. [`Head::subtype_in`] knows.
+    /// Not right after `type`: it may be elsewhere in the line.
     NotPeeked,
 }
 
@@ -231,29 +233,60 @@ const SUBTYPE_NAMES: &[&str] = &[
 ];
 
 /// Peeks a line: blank, an event with its type, or why it is not an event.
-pub(crate) fn peek(line: &[u8]) -> Peeked {
+///
+/// What an event line is, on the fast path and on the reference path alike (see
+/// [`fast_paths`]): a JSON object with one string `type` at its top level. The peek finds
+/// the `type` from the line's head; the rest of the line is checked whole ([`verify`])
+/// where it matters: for the types in `checked` (those that start, end or decide a run,
+/// or every type for `check`), and for any line a dialect fails to read (see
+/// `dispatch`). A line found broken there is not an event but a bad line; a broken line
+/// nobody reads whole is taken by its head on both paths — the reference path, whose
+/// parse fails on it, then looks at the head as the fast path does.
+pub(crate) fn peek(line: &[u8], checked: TypeSet) -> Peeked {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Peeked::Blank;
     }
-    match peek_event(line) {
-        Ok(head) => Peeked::Event(head),
+    let head = match peek_event(line) {
+        Ok(head) => head,
         Err(BadLine::NotJson(e)) => match glued_event(line) {
-            Some(head) => Peeked::Event(head),
-            None => Peeked::Bad(BadLine::NotJson(e)),
+            Some(head) => head,
+            None => return Peeked::Bad(BadLine::NotJson(e)),
         },
-        Err(bad) => Peeked::Bad(bad),
+        Err(bad) => return Peeked::Bad(bad),
+    };
+    if checked.contains(head.name)
+        && let Err(bad) = verify(&line[head.start..])
+    {
+        return Peeked::Bad(bad);
     }
+    Peeked::Event(head)
 }
 
 /// Reads the event type of a line, cheaply when the line has the usual shape.
 pub(crate) fn peek_event(line: &[u8]) -> Result<Head, BadLine> {
-    if let Some(head) = fast_paths()
-        .then(|| fast_peek(line).or_else(|| scan_head(line)))
-        .flatten()
-    {
-        return Ok(head);
+    head_of(line, fast_paths())
+}
+
+/// The head by the layout first (`fast`), or by the plain parse first: the same head
+/// either way (the reference test compares them), and the same verdict on every line.
+fn head_of(line: &[u8], fast: bool) -> Result<Head, BadLine> {
+    if fast {
+        return head_by_layout(line).map_or_else(|| parse_head(line), Ok);
     }
-    parse_head(line)
+    // For a line the parse finds broken, the head as the fast path finds it: the rest is
+    // checked where it is read, on both paths.
+    parse_head(line).or_else(|bad| head_by_layout(line).ok_or(bad))
+}
+
+/// The head found without a parse: the usual layout, or any key order.
+fn head_by_layout(line: &[u8]) -> Option<Head> {
+    fast_peek(line).or_else(|| scan_head(line))
+}
+
+/// Checks a line whole as an event: JSON, an object, one string `type`, at most one
+/// string `subtype`. Gives why it is not one.
+pub(crate) fn verify(line: &[u8]) -> Result<(), BadLine> {
+    parse_head(line).map(drop)
 }
 
 /// Text glued in front of an event on the same line: the event, with where it starts.
@@ -468,7 +501,7 @@ mod tests {
     use super::*;
 
     fn head(line: &str) -> Head {
-        match peek(line.as_bytes()) {
+        match peek(line.as_bytes(), TypeSet::NONE) {
             Peeked::Event(head) => head,
             other => panic!("{line}: {other:?}"),
         }
@@ -476,7 +509,7 @@ mod tests {
 
     fn name_and_sub(line: &str) -> (NameId, Option<String>) {
         let h = head(line);
-        let sub = h.subtype_in(line.as_bytes()).map(|s| s.into_owned());
+        let sub = h.subtype(line.as_bytes()).map(|s| s.into_owned());
         (h.name, sub)
     }
 
@@ -560,30 +593,39 @@ mod tests {
     #[test]
     fn bad_lines_are_classified() {
         assert!(matches!(
-            peek(b"RetriableError: [invalid_argument] unknown option"),
+            peek(
+                b"RetriableError: [invalid_argument] unknown option",
+                TypeSet::NONE
+            ),
             Peeked::Bad(BadLine::NotJson(_))
         ));
         assert!(matches!(
-            peek(br#"{"type":"assistant","message":{"role":"assis"#),
+            peek(
+                br#"{"type":"assistant","message":{"role":"assis"#,
+                TypeSet::NONE
+            ),
             Peeked::Bad(BadLine::NotJson(_))
         ));
         for line in ["[]", "42", "\"x\"", "null", "true"] {
             assert_eq!(
-                peek(line.as_bytes()),
+                peek(line.as_bytes(), TypeSet::NONE),
                 Peeked::Bad(BadLine::NotObject),
                 "{line}"
             );
         }
-        assert_eq!(peek(br#"{"kind":"x"}"#), Peeked::Bad(BadLine::NoType));
+        assert_eq!(
+            peek(br#"{"kind":"x"}"#, TypeSet::NONE),
+            Peeked::Bad(BadLine::NoType)
+        );
         assert!(matches!(
-            peek(br#"{"type":42}"#),
+            peek(br#"{"type":42}"#, TypeSet::NONE),
             Peeked::Bad(BadLine::BadType(_))
         ));
         assert!(matches!(
-            peek(br#"{ "type":"a", "type":"b"}"#),
+            peek(br#"{ "type":"a", "type":"b"}"#, TypeSet::NONE),
             Peeked::Bad(BadLine::BadType(_))
         ));
-        assert_eq!(peek(b"  \t"), Peeked::Blank);
+        assert_eq!(peek(b"  \t", TypeSet::NONE), Peeked::Blank);
     }
 
     #[test]
@@ -594,8 +636,56 @@ mod tests {
         assert_eq!(&line[h.start..h.start + 9], br#"{"type":""#);
         // Only text, not a JSON value, may come before the event.
         assert!(matches!(
-            peek(br#"{"a":1} {"type":"init"}"#),
+            peek(br#"{"a":1} {"type":"init"}"#, TypeSet::NONE),
             Peeked::Bad(BadLine::NotJson(_))
         ));
+    }
+
+    /// Broken lines are told the same on both paths: by their head, unless checked whole.
+    #[test]
+    fn both_paths_take_a_broken_line_alike() {
+        let lines: [&[u8]; 8] = [
+            br#"{"type":"result"}}"#,
+            br#"{"type":"result","result":"ok","type":"result"}"#,
+            br#"{"type":"result","subtype":"success","x":[}"#,
+            br#"{"type":"system","session_id":"s","subtype":7}"#,
+            br#"{"session_id":"s","type":"assistant"}{"type":"result"}"#,
+            br#"{"type":"thinking","subtype":"delta","text":7}"#,
+            br#"{"type":42}"#,
+            br#"{"type":"result","result":"cut"#,
+        ];
+        for line in lines {
+            let (fast, plain) = (head_of(line, true), head_of(line, false));
+            let text = String::from_utf8_lossy(line);
+            match (&fast, &plain) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!((a.name, &a.type_name), (b.name, &b.type_name), "{text}");
+                    assert_eq!(a.subtype(line), b.subtype(line), "{text}");
+                }
+                (Err(a), Err(b)) => assert_eq!(a, b, "{text}"),
+                _ => panic!("{text}: {fast:?} against {plain:?}"),
+            }
+        }
+        // Checked whole, the broken ones are not events.
+        let all = TypeSet::ALL;
+        assert!(matches!(
+            peek(lines[0], all),
+            Peeked::Bad(BadLine::NotJson(_))
+        ));
+        assert!(matches!(
+            peek(lines[1], all),
+            Peeked::Bad(BadLine::BadType(_))
+        ));
+        assert!(matches!(
+            peek(lines[3], all),
+            Peeked::Bad(BadLine::BadType(_))
+        ));
+        assert!(matches!(
+            peek(lines[4], all),
+            Peeked::Bad(BadLine::NotJson(_))
+        ));
+        assert!(matches!(peek(lines[5], all), Peeked::Event(_)));
+        // Unchecked, a usable head makes an event.
+        assert!(matches!(peek(lines[0], TypeSet::NONE), Peeked::Event(_)));
     }
 }

@@ -17,7 +17,7 @@ use std::ops::Range;
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender, TryRecvError};
 
 use super::line_buffer::{Line, LineReader};
-use super::peek::{Peeked, peek};
+use super::peek::{Peeked, TypeSet, peek};
 
 /// Buffers in circulation: one being read into, one waiting, one with the views.
 const BUFFERS: usize = 3;
@@ -33,15 +33,18 @@ pub(crate) struct Setup {
     /// The first line's number and its offset in bytes: `(1, 0)` but for a reading
     /// resumed in the middle of a file.
     pub first_line: (u64, u64),
+    /// The event types whose lines are checked whole (see [`peek`]).
+    pub checked: TypeSet,
 }
 
 impl Setup {
-    pub fn new(buffer_size: usize, max_line: Option<usize>) -> Setup {
+    pub fn new(buffer_size: usize, max_line: Option<usize>, checked: TypeSet) -> Setup {
         Setup {
             buffer_size,
             max_line,
             buffers: BUFFERS,
             first_line: (1, 0),
+            checked,
         }
     }
 }
@@ -129,7 +132,7 @@ impl Reader {
                     buffers,
                     buffer_size: setup.buffer_size,
                 };
-                read_lines(lines, pool, batch_tx)
+                read_lines(lines, pool, batch_tx, setup.checked)
             })?;
         Ok(Reader {
             batches,
@@ -183,6 +186,7 @@ fn read_lines<R: Read>(
     mut reader: LineReader<R>,
     mut pool: Pool,
     batches: SyncSender<io::Result<Batch>>,
+    checked: TypeSet,
 ) {
     let buffer_size = pool.buffer_size;
     let mut lines = Vec::new();
@@ -201,7 +205,7 @@ fn read_lines<R: Read>(
                 bytes: line.bytes_start..line.bytes_start + line.bytes.len(),
                 number: line.number,
                 unterminated: line.unterminated,
-                peeked: peek(line.bytes),
+                peeked: peek(line.bytes, checked),
             });
         }
         if lines.is_empty() {
@@ -298,7 +302,7 @@ mod tests {
     use crate::input::peek::NameId;
 
     fn all_lines(input: &'static [u8]) -> Vec<(String, Option<NameId>)> {
-        let mut reader = Reader::spawn(input, Setup::new(16, None)).unwrap();
+        let mut reader = Reader::spawn(input, Setup::new(16, None, TypeSet::NONE)).unwrap();
         let mut out = Vec::new();
         while let Some(batch) = reader.wait().unwrap() {
             for info in &batch.lines {
@@ -338,7 +342,7 @@ mod tests {
                 Err(io::Error::other("disk on fire"))
             }
         }
-        let mut reader = Reader::spawn(Failing, Setup::new(16, None)).unwrap();
+        let mut reader = Reader::spawn(Failing, Setup::new(16, None, TypeSet::NONE)).unwrap();
         let err = reader.wait().err().unwrap();
         assert_eq!(err.to_string(), "disk on fire");
     }

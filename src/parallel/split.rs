@@ -3,7 +3,7 @@
 //! The reading thread reads, splits and peeks the file as for one reader (see
 //! `input::reader`); a dealer thread hands its batches of lines to the workers in turns,
 //! a *part* of at least [`PART`] bytes to each. A part ends only at a run boundary
-//! ([`detect::run_boundary`]: the line after a terminal event starts a run and tells its
+//! ([`detect::Boundaries`]: the line after a terminal event starts a run and tells its
 //! agent), where the dispatcher starts the next run afresh, as at the start of an input.
 //! So each part is read by a worker of its own, with a fresh dispatcher and a copy of
 //! the view ([`View::fork`]), and the main thread writes the parts' output in order and
@@ -34,7 +34,7 @@ use super::{
 use crate::agent::detect;
 use crate::agent::event::Wants;
 use crate::config::Config;
-use crate::dispatch::{Dispatcher, Driven};
+use crate::dispatch::{Dispatcher, Driven, checked_types};
 use crate::exit::ExitStatus;
 use crate::input::Input;
 use crate::input::reader::{Batch, Reader, Setup};
@@ -159,7 +159,7 @@ pub(crate) fn drive<V: View>(
     let setup = Setup {
         // A batch or two with each worker, one with the dealer, one being read into.
         buffers: 2 * jobs + 2,
-        ..Setup::new(WORKER_BUFFER, config.max_line)
+        ..Setup::new(WORKER_BUFFER, config.max_line, checked_types(&handler))
     };
     let reader = match Reader::spawn(file, setup) {
         Ok(reader) => reader,
@@ -221,7 +221,7 @@ fn deal<V: View>(
     }
     let part = part_size();
     let mut size = 0u64;
-    let mut after_terminal = false;
+    let mut boundaries = detect::Boundaries::default();
     loop {
         let batch = match reader.wait() {
             Ok(Some(batch)) => Arc::new(batch),
@@ -233,10 +233,8 @@ fn deal<V: View>(
         };
         let mut from = 0;
         for (i, info) in batch.lines.iter().enumerate() {
-            let after = std::mem::replace(&mut after_terminal, detect::ends_run(&info.peeked));
-            if size >= part
-                && detect::run_boundary(after, &info.peeked, batch.line(info).bytes).is_some()
-            {
+            let boundary = boundaries.next(&info.peeked, batch.line(info).bytes);
+            if size >= part && boundary.is_some() {
                 if from < i && send(turn, Work::Lines(batch.clone(), from..i)).is_none() {
                     return;
                 }

@@ -23,7 +23,6 @@ use std::fmt::Display;
 use std::hash::{BuildHasher, RandomState};
 
 use serde::Serialize;
-use serde::de::IgnoredAny;
 
 use crate::agent::event::{Agent, AnswerCheck, Event, Outcome, RunEnd, StatusClass, Wants};
 use crate::agent::{AnyDialect, RawLine};
@@ -204,6 +203,10 @@ impl View for CheckView {
         TypeSet::ALL
     }
 
+    fn checks_every_line(&self) -> bool {
+        true
+    }
+
     fn reports_runs(&self) -> bool {
         false
     }
@@ -280,11 +283,6 @@ impl View for CheckView {
         ctx: &mut Ctx,
     ) -> anyhow::Result<bool> {
         self.events += 1;
-        if let Err(e) = crate::input::json::from_line::<IgnoredAny>(line.bytes) {
-            let message = format!("not JSON ({e}): {}", Excerpt(line.bytes));
-            self.problem_here("malformed_line", &message, ctx)?;
-            return Ok(false);
-        }
         if let Some(message) = dialect.lint(head, line.bytes) {
             self.problem_here("missing_session_id", &message, ctx)?;
         }

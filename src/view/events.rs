@@ -8,7 +8,7 @@
 //! grep's: 0 when some event matched, 1 when none did.
 
 use crate::agent::RawLine;
-use crate::agent::event::{Event, Wants};
+use crate::agent::event::{Event, RunEnd, Wants};
 use crate::exit::ExitStatus;
 use crate::input::peek::{BadLine, Head, TypeSet};
 use crate::out::held::HeldOutput;
@@ -31,6 +31,9 @@ pub struct EventsView {
     facts: LineFacts,
     /// With `--last-session`: the current run's matching lines, written at the end.
     held: HeldOutput,
+    /// Where the last run ended (input and line): the next event line starts the next
+    /// run's lines.
+    run_ended: Option<(u64, u64)>,
 }
 
 impl EventsView {
@@ -40,11 +43,20 @@ impl EventsView {
             matched: 0,
             facts: LineFacts::default(),
             held: HeldOutput::default(),
+            run_ended: None,
         }
     }
 
     /// Writes (or holds, or counts) a line. Only events are counted; blank and bad
     /// lines that pass are written but are not events.
+    /// With `--last-session`: what was held is the last run's, and a new run begins.
+    fn next_run(&mut self) -> anyhow::Result<()> {
+        self.run_ended = None;
+        self.held.clear()?;
+        self.matched = 0;
+        Ok(())
+    }
+
     fn pass(
         &mut self,
         raw: &[u8],
@@ -101,9 +113,18 @@ impl View for EventsView {
     }
 
     fn run_start(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.run_ended.is_some() {
+            self.next_run()?;
+        }
+        Ok(())
+    }
+
+    /// With `--last-session`, a run's lines are those after the last run's end, from the
+    /// first event line: the lines before its start that belong to it (Claude's hooks
+    /// before its `init`) are kept with it.
+    fn run_end(&mut self, _end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         if self.opts.last_session {
-            self.held.clear()?;
-            self.matched = 0;
+            self.run_ended = Some((ctx.diag.inputs(), ctx.diag.line()));
         }
         Ok(())
     }
@@ -114,6 +135,12 @@ impl View for EventsView {
     }
 
     fn after(&mut self, line: &RawLine<'_>, head: &Head, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self
+            .run_ended
+            .is_some_and(|at| at != (ctx.diag.inputs(), ctx.diag.line()))
+        {
+            self.next_run()?;
+        }
         if self.opts.filter.passes(line, head, &self.facts, ctx) {
             self.pass(line.raw, line.offset, true, ctx)?;
         }

@@ -7,8 +7,8 @@
 use std::borrow::Cow;
 
 use crate::agent::RawLine;
+use crate::agent::detect::session_id_of;
 use crate::agent::event::{Event, StatusClass, Wants};
-use crate::input::json::{BorrowedStr, top_level_value};
 use crate::input::peek::{Head, NameId, TypeSet};
 use crate::view::Ctx;
 
@@ -117,7 +117,7 @@ impl EventFilter {
             return false;
         }
         if !self.subtypes.is_empty() {
-            let Some(subtype) = head.subtype_in(line.bytes) else {
+            let Some(subtype) = head.subtype(line.bytes) else {
                 return false;
             };
             if !self.subtypes.iter().any(|s| *s == subtype) {
@@ -134,9 +134,11 @@ impl EventFilter {
             }
         }
         if !self.sessions.is_empty() {
+            // A line between two runs is not the last run's: its own id tells (Claude's
+            // hooks before an `init` carry the session they start).
             let id = match &ctx.run.session_id {
-                Some(id) => Some(Cow::Borrowed(id.as_str())),
-                None => line_session_id(line.bytes),
+                Some(id) if ctx.line_in_run() => Some(Cow::Borrowed(id.as_str())),
+                _ => session_id_of(line.bytes),
             };
             let Some(id) = id else { return false };
             if !self.sessions.iter().any(|s| id.starts_with(s.as_str())) {
@@ -145,16 +147,4 @@ impl EventFilter {
         }
         true
     }
-}
-
-/// A line's own session id, under any agent's key.
-fn line_session_id(line: &[u8]) -> Option<Cow<'_, str>> {
-    ["session_id", "sessionID", "thread_id"]
-        .into_iter()
-        .find_map(|key| top_level_value(line, key))
-        .and_then(|token| {
-            use serde::de::DeserializeSeed;
-            let mut de = serde_json::Deserializer::from_slice(token);
-            BorrowedStr.deserialize(&mut de).ok()
-        })
 }

@@ -41,10 +41,15 @@ pub(crate) mod words;
 pub(crate) struct Ctx {
     pub out: Output,
     pub diag: Diag,
-    /// The current run, as the engine keeps it (a copy: the views read it here).
+    /// The current run, as the engine keeps it (a copy: the views read it here), or the
+    /// last one.
     pub run: RunInfo,
     /// Event lines of the current run, once it ends.
     pub run_events: u64,
+    /// A run is open.
+    run_open: bool,
+    /// The current line ended the run.
+    ended_here: bool,
 }
 
 /// What a view's copy on a worker ([`View::fork`]) cannot decide alone, left in its
@@ -58,7 +63,15 @@ impl Ctx {
             diag,
             run: RunInfo::new(Agent::Cursor),
             run_events: 0,
+            run_open: false,
+            ended_here: false,
         }
+    }
+
+    /// Whether the current line belongs to [`Ctx::run`]: read while it was open, or the
+    /// line that ended it. Lines between runs (Claude's hooks before its `init`) do not.
+    pub fn line_in_run(&self) -> bool {
+        self.run_open || self.ended_here
     }
 
     /// Writes a line of the input exactly as read (`raw`, at `offset` in the input). A
@@ -131,6 +144,12 @@ pub(crate) trait View: Send {
     /// The event types [`View::before`] and [`View::after`] are called for.
     fn raw_types(&self) -> TypeSet {
         TypeSet::NONE
+    }
+
+    /// Whether every event line is checked whole, as JSON (`check`), not only those that
+    /// start, end or decide a run: a broken line then comes to [`View::bad_line`].
+    fn checks_every_line(&self) -> bool {
+        false
     }
 
     /// Whether runs that fail or end without their terminal event are noted on stderr
@@ -286,6 +305,7 @@ impl<V: View> Handler for ViewHandler<V> {
 
     fn run_start(&mut self, run: &RunInfo) -> Result<(), ViewError> {
         self.ctx.run.clone_from(run);
+        self.ctx.run_open = true;
         self.view.run_start(&mut self.ctx).map_err(ViewError)
     }
 
@@ -294,6 +314,8 @@ impl<V: View> Handler for ViewHandler<V> {
     }
 
     fn run_end(&mut self, _run: &RunInfo, end: &RunEnd<'_>) -> Result<(), ViewError> {
+        self.ctx.run_open = false;
+        self.ctx.ended_here = true;
         self.view.run_end(end, &mut self.ctx).map_err(ViewError)
     }
 }
@@ -307,12 +329,17 @@ impl<V: View> Driven for ViewHandler<V> {
         self.view.raw_types()
     }
 
+    fn checks_every_line(&self) -> bool {
+        self.view.checks_every_line()
+    }
+
     fn input(&mut self, name: &str) {
         self.ctx.diag.set_source(name);
     }
 
     fn line(&mut self, number: u64) {
         self.ctx.diag.set_line(number);
+        self.ctx.ended_here = false;
     }
 
     fn line_done(&mut self) -> anyhow::Result<()> {

@@ -53,8 +53,10 @@ pub(crate) fn classify(name: NameId) -> Class {
 }
 
 pub(crate) struct Claude {
-    /// Claude, or Qwen once its init says so.
+    /// Claude, or Qwen: each run's init says which.
     agent: Agent,
+    /// Named by `--agent`: the inits do not change it.
+    fixed: bool,
     /// The run has `stream_event`s: text comes as deltas first.
     partial: bool,
     /// The current top-level message, by a hash of its id (0: none yet).
@@ -72,6 +74,7 @@ impl Claude {
     pub fn new(agent: Agent) -> Claude {
         Claude {
             agent,
+            fixed: false,
             partial: false,
             message: 0,
             streamed_text: Digest::default(),
@@ -84,6 +87,11 @@ impl Claude {
 
     pub fn agent(&self) -> Agent {
         self.agent
+    }
+
+    /// Reads every run as `self.agent`'s (`--agent`).
+    pub fn fix_agent(&mut self) {
+        self.fixed = true;
     }
 
     pub fn reset(&mut self) {
@@ -122,7 +130,7 @@ impl Claude {
         head: &Head,
         sink: &mut S,
     ) -> anyhow::Result<()> {
-        let Some(subtype) = head.subtype_in(line.bytes) else {
+        let Some(subtype) = head.subtype(line.bytes) else {
             return Ok(());
         };
         match &*subtype {
@@ -134,8 +142,11 @@ impl Claude {
                         wire::Init::default()
                     }
                 };
-                if init.qwen_code_version.is_some() || init.permission_mode.is_some() {
-                    self.agent = Agent::Qwen;
+                // Each run says which of the two wrote it: a log may append Claude's runs
+                // and Qwen's in any order.
+                if !self.fixed {
+                    let qwen = init.qwen_code_version.is_some() || init.permission_mode.is_some();
+                    self.agent = if qwen { Agent::Qwen } else { Agent::Claude };
                 }
                 self.reset();
                 sink.start_run(RunInfo {
@@ -184,12 +195,17 @@ impl Claude {
     }
 
     fn stream_event<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> anyhow::Result<()> {
-        self.partial = true;
         self.scratch.clear();
         let ev = match wire::read_stream_event(line.bytes, &mut self.scratch) {
             Ok(ev) => ev,
-            Err(e) => return sink.unreadable(reading!("stream_event"), line.bytes, &e),
+            Err(e) => {
+                // An event all the same (a line that is not JSON comes back as an error).
+                sink.unreadable(reading!("stream_event"), line.bytes, &e)?;
+                self.partial = true;
+                return Ok(());
+            }
         };
+        self.partial = true;
         if !ev.top_level {
             return Ok(());
         }

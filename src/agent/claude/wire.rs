@@ -189,7 +189,8 @@ const DELTA_PREFIX: &[u8] =
 fn fast_delta(line: &[u8], text: &mut Vec<u8>) -> Option<StreamEvent<'static>> {
     let rest = line.strip_prefix(DELTA_PREFIX)?;
     let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 {
+    // JSON has no leading zeros: such a number is serde_json's to refuse.
+    if digits == 0 || (digits > 1 && rest[0] == b'0') {
         return None;
     }
     let rest = rest[digits..].strip_prefix(br#","delta":{"type":""#)?;

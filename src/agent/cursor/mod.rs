@@ -29,7 +29,7 @@ use super::event::{
 use super::tools;
 use super::{Class, RawLine, Sink};
 use crate::input::json::has_top_level_key;
-use crate::input::peek::{Head, NameId, Subtype};
+use crate::input::peek::{Head, NameId};
 use crate::out::diag::reading;
 use crate::runs::Outcome;
 use answer::Answer;
@@ -77,14 +77,12 @@ impl Cursor {
                 }
             }
             NameId::THINKING if wants.has(Wants::THINKING) => {
-                // Where a phase starts and ends is in the peeked subtype, when it was
-                // right after `type`; the text needs the line read.
-                if !wants.has(Wants::THINKING_TEXT)
-                    && let Subtype::Known(sub) = &head.subtype
-                {
+                // Where a phase starts and ends is in the subtype; the text needs the
+                // line read.
+                if !wants.has(Wants::THINKING_TEXT) {
                     return sink.event(Event::Thinking {
                         text: b"",
-                        done: sub.as_deref() == Some("completed"),
+                        done: head.subtype(line.bytes).as_deref() == Some("completed"),
                     });
                 }
                 self.thinking.clear();
@@ -128,22 +126,18 @@ impl Cursor {
         head: &Head,
         sink: &mut S,
     ) -> anyhow::Result<()> {
-        // Only `init` starts a run; when the subtype is elsewhere in the line, the read
-        // below tells.
-        if let Subtype::Known(sub) = &head.subtype
-            && sub.as_deref() != Some("init")
-        {
+        // Only `init` starts a run (and forgets the last one's answer).
+        if head.subtype(line.bytes).as_deref() != Some("init") {
             return Ok(());
         }
         self.reset();
         match wire::read_system(line.bytes) {
-            Ok(sys) if sys.subtype.as_deref() == Some("init") => sink.start_run(RunInfo {
+            Ok(sys) => sink.start_run(RunInfo {
                 agent: Agent::Cursor,
                 session_id: sys.session_id.map(Cow::into_owned),
                 model: sys.model.map(Cow::into_owned),
                 cwd: sys.cwd.map(Cow::into_owned),
             }),
-            Ok(_) => Ok(()),
             Err(e) => {
                 sink.unreadable(reading!("system/init"), line.bytes, &e)?;
                 sink.start_run(RunInfo::new(Agent::Cursor))

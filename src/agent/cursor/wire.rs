@@ -130,7 +130,8 @@ fn timestamp<'a>(rest: &'a [u8], meta: &mut AssistantMeta) -> Option<&'a [u8]> {
         return Some(rest);
     };
     let digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 {
+    // JSON has no leading zeros: such a number is serde_json's to refuse.
+    if digits == 0 || (digits > 1 && after[0] == b'0') {
         return None;
     }
     meta.has_timestamp = true;
@@ -426,8 +427,6 @@ pub fn read_result(line: &[u8]) -> Result<ResultEvent<'_>, serde_json::Error> {
 #[derive(Debug, Deserialize, Default)]
 pub struct SystemEvent<'a> {
     #[serde(borrow, default)]
-    pub subtype: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
     pub session_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub model: Option<Cow<'a, str>>,
@@ -450,7 +449,7 @@ mod tests {
             br#"{"a":"\"#,
             br#"{"type":"x","b":"\"#,
         ] {
-            let _ = crate::input::peek::peek(line);
+            let _ = crate::input::peek::peek(line, crate::input::peek::TypeSet::ALL);
             let _ = read_assistant(line, &mut Vec::new());
             assert!(string_body(&line[line.len() - 1..]).is_none());
         }
