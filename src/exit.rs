@@ -38,6 +38,10 @@ impl ExitStatus {
     pub const CANNOT_START: ExitStatus = ExitStatus(127);
     /// `run`: stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
     pub const INTERRUPTED: ExitStatus = ExitStatus(130);
+    /// `run`: our stdout was closed, so the agent was stopped (128 + SIGPIPE, as a shell
+    /// reports a writer killed by the closed pipe; not the log views' quiet 0, since the run
+    /// was cut short).
+    pub const OUTPUT_CLOSED: ExitStatus = ExitStatus(141);
 
     pub fn code(self) -> u8 {
         self.0

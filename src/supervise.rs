@@ -162,7 +162,12 @@ impl Supervised {
     }
 
     /// Stops the agent now (our output is gone): SIGTERM, and SIGKILL if it lingers.
-    pub fn abort(&self) {
+    /// Whether it was still running.
+    pub fn abort(&self) -> bool {
+        let was_running = self
+            .child
+            .lock()
+            .is_ok_and(|mut c| matches!(c.try_wait(), Ok(None)));
         stop(self.pgid);
         let deadline = Instant::now() + KILL_AFTER;
         while Instant::now() < deadline {
@@ -177,6 +182,7 @@ impl Supervised {
             thread::sleep(TICK);
         }
         signal_all(self.pgid, Signal::KILL);
+        was_running
     }
 
     /// Waits for the agent to exit, after its stdout ended; gives the status `run` exits

@@ -5,7 +5,8 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process};
@@ -79,6 +80,55 @@ fn assert_all_gone(pids: &[u32]) {
     }
     for &pid in pids {
         assert!(!alive(pid), "process {pid} was left running");
+    }
+}
+
+/// How long a test waits for what should take a moment: generous, for a loaded machine.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// Polls `done` until it holds or `PATIENCE` has passed; whether it held.
+fn wait_until(mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + PATIENCE;
+    while !done() {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
+
+/// Reads a stream to its end on a thread of its own.
+fn collect(mut from: impl Read + Send + 'static) -> JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = from.read_to_end(&mut text);
+        String::from_utf8_lossy(&text).into_owned()
+    })
+}
+
+/// Waits for `child` to exit; if it does not within `PATIENCE`, kills it and the agent
+/// processes in `pids`, and fails with `why`.
+fn exit_status(child: &mut Child, pids: &[u32], why: &str) -> std::process::ExitStatus {
+    let mut status = None;
+    if wait_until(|| {
+        status = child.try_wait().unwrap();
+        status.is_some()
+    }) {
+        return status.unwrap();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    for &pid in pids {
+        let _ = kill_process(Pid::from_raw(pid as i32).unwrap(), Signal::KILL);
+    }
+    panic!("{why}");
+}
+
+/// Kills what a failed test left running, so that a failure leaves nothing behind.
+fn kill_leftovers(pids: &[u32]) {
+    for &pid in pids.iter().filter(|&&p| alive(p)) {
+        let _ = kill_process(Pid::from_raw(pid as i32).unwrap(), Signal::KILL);
     }
 }
 
@@ -347,6 +397,48 @@ fn ctrl_c_stops_the_agent_and_everything_it_started() {
         .unwrap();
     assert!(err.contains("interrupted: the agent was stopped"), "{err}");
     assert_all_gone(&pids(&pidfile));
+}
+
+/// Nothing reads `run`'s output any more (`run … | head`): the agent is stopped, and the
+/// status says the run was cut short (141, as a shell reports a writer SIGPIPE killed), not
+/// the 0 of a log view whose reader had seen enough.
+#[test]
+fn a_closed_stdout_stops_the_agent_and_gives_141() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pids");
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut child = Command::new(BIN)
+        .args(["run", "--view", "text", "--"])
+        .arg(agent("goes-silent.sh"))
+        .arg(fixture("partial.ndjson"))
+        .arg(&pidfile)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = collect(child.stderr.take().unwrap());
+    let status = exit_status(&mut child, &pids_in(&pidfile), "run did not exit");
+    let err = err.join().unwrap();
+    let agent = pids(&pidfile);
+    let stopped = wait_until(|| agent.iter().all(|&p| !alive(p)));
+    kill_leftovers(&agent);
+    assert_eq!(status.code(), Some(141), "{err}");
+    assert!(stopped, "the agent was left running");
+    assert!(
+        err.contains("the output was closed: the agent was stopped"),
+        "{err}"
+    );
+}
+
+/// The pids in `file`, none while it is not there yet.
+fn pids_in(file: &Path) -> Vec<u32> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
 }
 
 #[test]
