@@ -16,7 +16,7 @@
 //! descendant found in `/proc`.
 
 use std::ffi::OsString;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -100,9 +100,18 @@ impl Supervised {
         // found and stopped (Linux only; elsewhere the process group has to do).
         #[cfg(target_os = "linux")]
         let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+        // The agent's group is in the background, where reading the terminal would stop it
+        // (SIGTTIN) for good; handing it the foreground instead (tcsetpgrp) would put our
+        // own output in the background and have to be undone on every way out. A pipe or a
+        // file (a prompt on stdin) is passed on.
+        let stdin = if io::stdin().is_terminal() {
+            Stdio::null()
+        } else {
+            Stdio::inherit()
+        };
         let mut child = Command::new(program)
             .args(args)
-            .stdin(Stdio::inherit())
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             // A group of its own, so that the agent and everything it started can be

@@ -3,13 +3,16 @@
 //! error on stderr. Each test checks the exit status, the timing, and that no process the
 //! agent started is left behind, even one in a session of its own.
 
-use std::io::Read;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process};
+use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 
@@ -439,6 +442,105 @@ fn pids_in(file: &Path) -> Vec<u32> {
         .split_whitespace()
         .filter_map(|p| p.parse().ok())
         .collect()
+}
+
+/// A pseudo-terminal: the side the program gets, and ours.
+fn pty() -> (File, File) {
+    let ours = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+    grantpt(&ours).unwrap();
+    unlockpt(&ours).unwrap();
+    let name = ptsname(&ours, Vec::new()).unwrap();
+    let theirs = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_str().unwrap())
+        .unwrap();
+    (theirs, File::from(ours))
+}
+
+/// `run` typed at a terminal, and an agent that reads stdin: the agent is in a background
+/// process group, where reading the terminal would stop it (SIGTTIN) for ever, so it reads
+/// end of file instead.
+#[test]
+fn an_agent_that_reads_stdin_does_not_hang_on_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pidfile, linefile) = (dir.path().join("pid"), dir.path().join("line"));
+    let (theirs, _ours) = pty();
+    let terminal = theirs.try_clone().unwrap();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["run", "--view", "result", "--"])
+        .arg(agent("reads-stdin.sh"))
+        .arg(fixture("nopartial.ndjson"))
+        .arg(&pidfile)
+        .arg(&linefile)
+        .stdin(theirs)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // As a shell starts it: in the foreground of a session whose controlling terminal is
+    // its stdin.
+    // SAFETY: only system calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            rustix::process::setsid()?;
+            rustix::process::ioctl_tiocsctty(&terminal)?;
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let out = collect(child.stdout.take().unwrap());
+    let err = collect(child.stderr.take().unwrap());
+    let mut agent = Vec::new();
+    let mut status = None;
+    let exited = wait_until(|| {
+        agent = pids_in(&pidfile);
+        status = child.try_wait().unwrap();
+        status.is_some()
+    });
+    if !exited {
+        let state = agent
+            .first()
+            .and_then(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
+            .unwrap_or_default();
+        let _ = child.kill();
+        let _ = child.wait();
+        kill_leftovers(&agent);
+        panic!("run hangs; the agent: {state}");
+    }
+    let (out, err) = (out.join().unwrap(), err.join().unwrap());
+    assert_eq!(status.and_then(|s| s.code()), Some(0), "{err}");
+    assert_eq!(std::fs::read_to_string(&linefile).unwrap(), "\n");
+    assert!(!out.is_empty(), "{err}");
+}
+
+/// A prompt piped to `run` still reaches the agent.
+#[test]
+fn an_agent_reads_what_is_piped_to_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pidfile, linefile) = (dir.path().join("pid"), dir.path().join("line"));
+    let mut child = Command::new(BIN)
+        .args(["run", "--view", "result", "--"])
+        .arg(agent("reads-stdin.sh"))
+        .arg(fixture("nopartial.ndjson"))
+        .arg(&pidfile)
+        .arg(&linefile)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"fix the build\n").unwrap();
+    drop(stdin);
+    let err = collect(child.stderr.take().unwrap());
+    let out = collect(child.stdout.take().unwrap());
+    let status = exit_status(&mut child, &pids_in(&pidfile), "run did not exit");
+    let err = err.join().unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(!out.join().unwrap().is_empty());
+    assert_eq!(
+        std::fs::read_to_string(&linefile).unwrap(),
+        "fix the build\n"
+    );
 }
 
 #[test]
