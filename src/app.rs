@@ -113,6 +113,11 @@ fn run(config: &Config) -> anyhow::Result<ExitStatus> {
         Err(e) => {
             // Our output is gone (a closed pipe) or the input unusable: the agent goes too.
             let was_running = agent.abort();
+            // A signal says why the run ended, even when it cost us our output too (a
+            // closed terminal).
+            if let Some(status) = agent.stopped_by_signal() {
+                return Ok(status);
+            }
             if broken_pipe(&e) {
                 if was_running {
                     let _ = writeln!(

@@ -5,7 +5,7 @@
 
 use std::fs::File;
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread::JoinHandle;
@@ -108,6 +108,16 @@ fn collect(mut from: impl Read + Send + 'static) -> JoinHandle<String> {
         let _ = from.read_to_end(&mut text);
         String::from_utf8_lossy(&text).into_owned()
     })
+}
+
+/// Waits for a fake agent that wrote its pid first in `pidfile` to `exec` `sleep`.
+fn sleeping_agent(pidfile: &Path) {
+    let asleep = wait_until(|| {
+        pids_in(pidfile).first().is_some_and(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c == "sleep\n")
+        })
+    });
+    assert!(asleep, "the agent did not start");
 }
 
 /// Waits for `child` to exit; if it does not within `PATIENCE`, kills it and the agent
@@ -398,8 +408,62 @@ fn ctrl_c_stops_the_agent_and_everything_it_started() {
         .unwrap()
         .read_to_string(&mut err)
         .unwrap();
-    assert!(err.contains("interrupted: the agent was stopped"), "{err}");
+    assert!(
+        err.contains("interrupted by SIGINT: the agent was stopped"),
+        "{err}"
+    );
     assert_all_gone(&pids(&pidfile));
+}
+
+/// SIGTERM (`timeout`, a cancelled CI job) and SIGHUP (a closed terminal) stop the agent's
+/// whole group as Ctrl-C does: what the view had is written, the run's end is reported,
+/// and the status is 128 + the signal, as a shell reports a process the signal killed.
+#[test]
+fn sigterm_and_sighup_stop_the_agent_and_give_128_and_the_signal() {
+    for (signal, name, code) in [(Signal::TERM, "SIGTERM", 143), (Signal::HUP, "SIGHUP", 129)] {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pids");
+        let mut child = Command::new(BIN)
+            .args(["run", "--view", "text", "--"])
+            .arg(agent("hangs-after-result.sh"))
+            .arg(fixture("no-result.ndjson"))
+            .arg(&pidfile)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = collect(child.stdout.take().unwrap());
+        let err = collect(child.stderr.take().unwrap());
+        // The agent has printed its stream (no result) and sleeps, as does the child it
+        // started.
+        sleeping_agent(&pidfile);
+        let agent = pids(&pidfile);
+        // Its processes do not inherit the signals `run` blocks to wait for them.
+        let status = std::fs::read_to_string(format!("/proc/{}/status", agent[1])).unwrap();
+        let unblocked = status.contains("\nSigBlk:\t0000000000000000\n");
+        kill_process(Pid::from_raw(child.id() as i32).unwrap(), signal).unwrap();
+        let status = exit_status(&mut child, &agent, &format!("{name}: run did not exit"));
+        let (out, err) = (out.join().unwrap(), err.join().unwrap());
+        let stopped = wait_until(|| agent.iter().all(|&p| !alive(p)));
+        kill_leftovers(&agent);
+        assert_eq!(
+            (status.code(), status.signal()),
+            (Some(code), None),
+            "{name}: {err}"
+        );
+        assert!(stopped, "{name}: the agent was left running");
+        assert!(unblocked, "{name}: the agent's child has signals blocked");
+        assert!(out.ends_with("Let me look"), "{name}: {out}");
+        assert!(
+            err.contains("the stream ended without a result event"),
+            "{name}: {err}"
+        );
+        assert!(
+            err.contains(&format!("interrupted by {name}: the agent was stopped")),
+            "{name}: {err}"
+        );
+    }
 }
 
 /// Nothing reads `run`'s output any more (`run … | head`): the agent is stopped, and the
