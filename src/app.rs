@@ -1,7 +1,7 @@
 //! Running the chosen view over the inputs, or over the stream of an agent `run` starts.
 
 use std::fs::File;
-use std::io::{self, IsTerminal};
+use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -59,12 +59,7 @@ fn report_peak_memory() {
 
 /// A closed stdout (`| head`) is the reader's choice, not a failure: end quietly.
 fn exit_for(err: &anyhow::Error) -> ExitCode {
-    let broken_pipe = err.chain().any(|cause| {
-        cause
-            .downcast_ref::<io::Error>()
-            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-    });
-    if broken_pipe {
+    if broken_pipe(err) {
         return ExitCode::from(ExitStatus::SUCCESS.code());
     }
     eprintln!("cursor-stream: error: {err:#}");
@@ -117,10 +112,33 @@ fn run(config: &Config) -> anyhow::Result<ExitStatus> {
         Ok(status) => Ok(agent.finish(status)),
         Err(e) => {
             // Our output is gone (a closed pipe) or the input unusable: the agent goes too.
-            agent.abort();
+            let was_running = agent.abort();
+            // A signal says why the run ended, even when it cost us our output too (a
+            // closed terminal).
+            if let Some(status) = agent.stopped_by_signal() {
+                return Ok(status);
+            }
+            if broken_pipe(&e) {
+                if was_running {
+                    let _ = writeln!(
+                        io::stderr(),
+                        "cursor-stream: the output was closed: the agent was stopped"
+                    );
+                }
+                return Ok(ExitStatus::OUTPUT_CLOSED);
+            }
             Err(e)
         }
     }
+}
+
+/// Whether the error is a closed stdout.
+fn broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// The exit status for an error that ended the run: 4 for bad input (`--strict`,

@@ -36,8 +36,16 @@ impl ExitStatus {
     pub const TIMED_OUT: ExitStatus = ExitStatus(124);
     /// `run`: the command could not be started (as a shell says for a missing command).
     pub const CANNOT_START: ExitStatus = ExitStatus(127);
-    /// `run`: stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
+    /// `run`: stopped by SIGHUP, its terminal closed (128 + SIGHUP, as a shell reports it).
+    pub const HUNG_UP: ExitStatus = ExitStatus(129);
+    /// `run`: stopped by Ctrl-C (128 + SIGINT).
     pub const INTERRUPTED: ExitStatus = ExitStatus(130);
+    /// `run`: our stdout was closed, so the agent was stopped (128 + SIGPIPE, as a shell
+    /// reports a writer killed by the closed pipe; not the log views' quiet 0, since the run
+    /// was cut short).
+    pub const OUTPUT_CLOSED: ExitStatus = ExitStatus(141);
+    /// `run`: stopped by SIGTERM (`timeout`, a cancelled CI job; 128 + SIGTERM).
+    pub const TERMINATED: ExitStatus = ExitStatus(143);
 
     pub fn code(self) -> u8 {
         self.0

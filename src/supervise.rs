@@ -5,9 +5,20 @@
 //! command runs in a process group of its own (which also holds the children that Gemini
 //! and Qwen re-spawn themselves as), its stdout goes through the chosen view, and a
 //! watchdog thread stops the group (SIGTERM, then SIGKILL) when the terminal event has
-//! arrived and the agent has not exited within the grace period, when it has printed
-//! nothing for the idle timeout, or when the user presses Ctrl-C. The agent's stderr is
-//! passed through, and the usual failures get a one-line hint for that agent.
+//! arrived and the agent has not exited within the grace period, or when it has printed
+//! nothing for the idle timeout. The agent's stderr is passed through, and the usual
+//! failures get a one-line hint for that agent. Its stdin is ours, but for a terminal: in
+//! the background, reading it would stop the agent (SIGTTIN).
+//!
+//! Signals reach `run` only, not the agent's group, so a thread waits for them:
+//! - SIGINT (Ctrl-C), SIGTERM (`timeout`, a cancelled CI job) and SIGHUP (the terminal
+//!   closed) stop the group as the watchdog does; the view writes what it had and reports
+//!   the run's end, and `run` exits with 128 + the signal (130, 143, 129);
+//! - a second one of them sends SIGKILL at once;
+//! - one that `run` was started ignoring (`nohup`, a shell's background job) stays ignored,
+//!   as it does for the agent, which inherits that;
+//! - SIGPIPE stays ignored (as in every Rust program): a closed stdout is an error that
+//!   stops the agent, and `run` exits 141.
 //!
 //! A process group is not enough: Claude's hooks and the shell commands of Gemini and
 //! OpenCode start sessions of their own, and would outlive the agent holding its stdout
@@ -16,14 +27,15 @@
 //! descendant found in `/proc`.
 
 use std::ffi::OsString;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use nix::sys::signal::{SigSet, Signal as Caught};
 use rustix::process::{Pid, Signal, kill_process, kill_process_group};
 
 use crate::agent::event::Agent;
@@ -55,7 +67,8 @@ pub struct Watch {
     pub result_seen: Arc<AtomicBool>,
     exited: AtomicBool,
     timed_out: AtomicBool,
-    interrupted: AtomicBool,
+    /// The first of [`STOPPING`] that arrived; 0 before.
+    stopped_by: AtomicI32,
     stopped_after_result: AtomicBool,
     /// The agent had exited, but what it left behind still held its output.
     stopped_leftovers: AtomicBool,
@@ -100,9 +113,18 @@ impl Supervised {
         // found and stopped (Linux only; elsewhere the process group has to do).
         #[cfg(target_os = "linux")]
         let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+        // The agent's group is in the background, where reading the terminal would stop it
+        // (SIGTTIN) for good; handing it the foreground instead (tcsetpgrp) would put our
+        // own output in the background and have to be undone on every way out. A pipe or a
+        // file (a prompt on stdin) is passed on.
+        let stdin = if io::stdin().is_terminal() {
+            Stdio::null()
+        } else {
+            Stdio::inherit()
+        };
         let mut child = Command::new(program)
             .args(args)
-            .stdin(Stdio::inherit())
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             // A group of its own, so that the agent and everything it started can be
@@ -110,6 +132,9 @@ impl Supervised {
             .process_group(0)
             .spawn()
             .map_err(|e| CannotStart(format!("cannot start {}: {e}", program.to_string_lossy())))?;
+        // After the spawn, as the agent would inherit the mask, and before any thread is
+        // started, so that all of them block the signals too and only `on_signals` gets them.
+        let stopping = block_stopping_signals();
         let pgid = Pid::from_child(&child);
         let watch = Arc::new(Watch {
             start: Some(Instant::now()),
@@ -136,13 +161,16 @@ impl Supervised {
                 .spawn(move || watchdog(&child, pgid, &watch, &opts))
                 .ok()
         };
-        let on_interrupt = watch.clone();
-        // Ctrl-C reaches this process only (the agent has a group of its own): stop the
-        // agent, and the views end when its output does.
-        let _ = ctrlc::set_handler(move || {
-            on_interrupt.interrupted.store(true, Ordering::Relaxed);
-            stop(pgid);
-        });
+        if let Some(set) = stopping {
+            let watch = watch.clone();
+            let waiting = thread::Builder::new()
+                .name("signals".into())
+                .spawn(move || on_signals(&set, pgid, &watch));
+            if waiting.is_err() {
+                // Nothing would take them: they keep their default action (ending us).
+                let _ = set.thread_unblock();
+            }
+        }
         Ok(Supervised {
             child,
             stdout: Some(stdout),
@@ -162,7 +190,12 @@ impl Supervised {
     }
 
     /// Stops the agent now (our output is gone): SIGTERM, and SIGKILL if it lingers.
-    pub fn abort(&self) {
+    /// Whether it was still running.
+    pub fn abort(&self) -> bool {
+        let was_running = self
+            .child
+            .lock()
+            .is_ok_and(|mut c| matches!(c.try_wait(), Ok(None)));
         stop(self.pgid);
         let deadline = Instant::now() + KILL_AFTER;
         while Instant::now() < deadline {
@@ -177,6 +210,24 @@ impl Supervised {
             thread::sleep(TICK);
         }
         signal_all(self.pgid, Signal::KILL);
+        was_running
+    }
+
+    /// When a signal stopped the agent: the status `run` exits with (128 + the signal), after
+    /// a line on stderr saying so.
+    pub fn stopped_by_signal(&self) -> Option<ExitStatus> {
+        let signal = Caught::try_from(self.watch.stopped_by.load(Ordering::Relaxed)).ok()?;
+        let _ = writeln!(
+            io::stderr(),
+            "cursor-stream: interrupted by {}: the agent was stopped",
+            signal.as_str()
+        );
+        Some(match signal {
+            Caught::SIGHUP => ExitStatus::HUNG_UP,
+            Caught::SIGINT => ExitStatus::INTERRUPTED,
+            Caught::SIGTERM => ExitStatus::TERMINATED,
+            other => ExitStatus(128u8.saturating_add(other as u8)),
+        })
     }
 
     /// Waits for the agent to exit, after its stdout ended; gives the status `run` exits
@@ -209,9 +260,8 @@ impl Supervised {
                 "cursor-stream: note: the agent had exited, but processes it started still held its output: stopped"
             );
         }
-        if watch.interrupted.load(Ordering::Relaxed) {
-            let _ = writeln!(err, "cursor-stream: interrupted: the agent was stopped");
-            return ExitStatus::INTERRUPTED;
+        if let Some(status) = self.stopped_by_signal() {
+            return status;
         }
         if watch.timed_out.load(Ordering::Relaxed) {
             return ExitStatus::TIMED_OUT;
@@ -370,6 +420,54 @@ pub fn hint_for(agent: Option<Agent>, message: &str) -> Option<&'static str> {
     })
 }
 
+/// The signals that stop `run`, and the agent with it.
+const STOPPING: [Caught; 3] = [Caught::SIGINT, Caught::SIGTERM, Caught::SIGHUP];
+
+/// Blocks those of [`STOPPING`] that are not ignored, in this thread and so in the threads
+/// it starts after, for [`on_signals`] to wait for; the set blocked.
+fn block_stopping_signals() -> Option<SigSet> {
+    let ignored = ignored_signals();
+    let mut set = SigSet::empty();
+    for signal in STOPPING {
+        if ignored & (1 << (signal as i32 - 1)) == 0 {
+            set.add(signal);
+        }
+    }
+    set.thread_block().ok()?;
+    Some(set)
+}
+
+/// The signals this process was started ignoring, as a mask (bit N-1 for signal N), from
+/// `/proc` (Linux); none elsewhere.
+fn ignored_signals() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .unwrap_or(0)
+}
+
+/// Waits for the blocked signals: the first stops the agent's group as the watchdog does
+/// (SIGTERM, then SIGKILL after [`KILL_AFTER`]), a second kills it at once.
+fn on_signals(set: &SigSet, pgid: Pid, watch: &Watch) {
+    while let Ok(signal) = set.wait() {
+        if watch.exited.load(Ordering::Relaxed) {
+            // Too late: the run is over and its status given.
+            continue;
+        }
+        let first = watch
+            .stopped_by
+            .compare_exchange(0, signal as i32, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok();
+        if first {
+            stop(pgid);
+        } else {
+            signal_all(pgid, Signal::KILL);
+        }
+    }
+}
+
 fn stop(pgid: Pid) {
     let _ = signal_all(pgid, Signal::TERM);
 }
@@ -473,7 +571,7 @@ fn watchdog(child: &Mutex<Child>, pgid: Pid, watch: &Watch, opts: &RunOptions) {
             }
             continue;
         }
-        if watch.interrupted.load(Ordering::Relaxed) {
+        if watch.stopped_by.load(Ordering::Relaxed) != 0 {
             term_sent_at = Some(Instant::now());
             continue;
         }

@@ -3,12 +3,16 @@
 //! error on stderr. Each test checks the exit status, the timing, and that no process the
 //! agent started is left behind, even one in a session of its own.
 
-use std::io::Read;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process};
+use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 
@@ -79,6 +83,65 @@ fn assert_all_gone(pids: &[u32]) {
     }
     for &pid in pids {
         assert!(!alive(pid), "process {pid} was left running");
+    }
+}
+
+/// How long a test waits for what should take a moment: generous, for a loaded machine.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// Polls `done` until it holds or `PATIENCE` has passed; whether it held.
+fn wait_until(mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + PATIENCE;
+    while !done() {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
+
+/// Reads a stream to its end on a thread of its own.
+fn collect(mut from: impl Read + Send + 'static) -> JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = from.read_to_end(&mut text);
+        String::from_utf8_lossy(&text).into_owned()
+    })
+}
+
+/// Waits for a fake agent that wrote its pid first in `pidfile` to `exec` `sleep`.
+fn sleeping_agent(pidfile: &Path) {
+    let asleep = wait_until(|| {
+        pids_in(pidfile).first().is_some_and(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c == "sleep\n")
+        })
+    });
+    assert!(asleep, "the agent did not start");
+}
+
+/// Waits for `child` to exit; if it does not within `PATIENCE`, kills it and the agent
+/// processes in `pids`, and fails with `why`.
+fn exit_status(child: &mut Child, pids: &[u32], why: &str) -> std::process::ExitStatus {
+    let mut status = None;
+    if wait_until(|| {
+        status = child.try_wait().unwrap();
+        status.is_some()
+    }) {
+        return status.unwrap();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    for &pid in pids {
+        let _ = kill_process(Pid::from_raw(pid as i32).unwrap(), Signal::KILL);
+    }
+    panic!("{why}");
+}
+
+/// Kills what a failed test left running, so that a failure leaves nothing behind.
+fn kill_leftovers(pids: &[u32]) {
+    for &pid in pids.iter().filter(|&&p| alive(p)) {
+        let _ = kill_process(Pid::from_raw(pid as i32).unwrap(), Signal::KILL);
     }
 }
 
@@ -345,8 +408,203 @@ fn ctrl_c_stops_the_agent_and_everything_it_started() {
         .unwrap()
         .read_to_string(&mut err)
         .unwrap();
-    assert!(err.contains("interrupted: the agent was stopped"), "{err}");
+    assert!(
+        err.contains("interrupted by SIGINT: the agent was stopped"),
+        "{err}"
+    );
     assert_all_gone(&pids(&pidfile));
+}
+
+/// SIGTERM (`timeout`, a cancelled CI job) and SIGHUP (a closed terminal) stop the agent's
+/// whole group as Ctrl-C does: what the view had is written, the run's end is reported,
+/// and the status is 128 + the signal, as a shell reports a process the signal killed.
+#[test]
+fn sigterm_and_sighup_stop_the_agent_and_give_128_and_the_signal() {
+    for (signal, name, code) in [(Signal::TERM, "SIGTERM", 143), (Signal::HUP, "SIGHUP", 129)] {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pids");
+        let mut child = Command::new(BIN)
+            .args(["run", "--view", "text", "--"])
+            .arg(agent("hangs-after-result.sh"))
+            .arg(fixture("no-result.ndjson"))
+            .arg(&pidfile)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = collect(child.stdout.take().unwrap());
+        let err = collect(child.stderr.take().unwrap());
+        // The agent has printed its stream (no result) and sleeps, as does the child it
+        // started.
+        sleeping_agent(&pidfile);
+        let agent = pids(&pidfile);
+        // Its processes do not inherit the signals `run` blocks to wait for them.
+        let status = std::fs::read_to_string(format!("/proc/{}/status", agent[1])).unwrap();
+        let unblocked = status.contains("\nSigBlk:\t0000000000000000\n");
+        kill_process(Pid::from_raw(child.id() as i32).unwrap(), signal).unwrap();
+        let status = exit_status(&mut child, &agent, &format!("{name}: run did not exit"));
+        let (out, err) = (out.join().unwrap(), err.join().unwrap());
+        let stopped = wait_until(|| agent.iter().all(|&p| !alive(p)));
+        kill_leftovers(&agent);
+        assert_eq!(
+            (status.code(), status.signal()),
+            (Some(code), None),
+            "{name}: {err}"
+        );
+        assert!(stopped, "{name}: the agent was left running");
+        assert!(unblocked, "{name}: the agent's child has signals blocked");
+        assert!(out.ends_with("Let me look"), "{name}: {out}");
+        assert!(
+            err.contains("the stream ended without a result event"),
+            "{name}: {err}"
+        );
+        assert!(
+            err.contains(&format!("interrupted by {name}: the agent was stopped")),
+            "{name}: {err}"
+        );
+    }
+}
+
+/// Nothing reads `run`'s output any more (`run … | head`): the agent is stopped, and the
+/// status says the run was cut short (141, as a shell reports a writer SIGPIPE killed), not
+/// the 0 of a log view whose reader had seen enough.
+#[test]
+fn a_closed_stdout_stops_the_agent_and_gives_141() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pids");
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut child = Command::new(BIN)
+        .args(["run", "--view", "text", "--"])
+        .arg(agent("goes-silent.sh"))
+        .arg(fixture("partial.ndjson"))
+        .arg(&pidfile)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = collect(child.stderr.take().unwrap());
+    let status = exit_status(&mut child, &pids_in(&pidfile), "run did not exit");
+    let err = err.join().unwrap();
+    let agent = pids(&pidfile);
+    let stopped = wait_until(|| agent.iter().all(|&p| !alive(p)));
+    kill_leftovers(&agent);
+    assert_eq!(status.code(), Some(141), "{err}");
+    assert!(stopped, "the agent was left running");
+    assert!(
+        err.contains("the output was closed: the agent was stopped"),
+        "{err}"
+    );
+}
+
+/// The pids in `file`, none while it is not there yet.
+fn pids_in(file: &Path) -> Vec<u32> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+/// A pseudo-terminal: the side the program gets, and ours.
+fn pty() -> (File, File) {
+    let ours = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+    grantpt(&ours).unwrap();
+    unlockpt(&ours).unwrap();
+    let name = ptsname(&ours, Vec::new()).unwrap();
+    let theirs = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_str().unwrap())
+        .unwrap();
+    (theirs, File::from(ours))
+}
+
+/// `run` typed at a terminal, and an agent that reads stdin: the agent is in a background
+/// process group, where reading the terminal would stop it (SIGTTIN) for ever, so it reads
+/// end of file instead.
+#[test]
+fn an_agent_that_reads_stdin_does_not_hang_on_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pidfile, linefile) = (dir.path().join("pid"), dir.path().join("line"));
+    let (theirs, _ours) = pty();
+    let terminal = theirs.try_clone().unwrap();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["run", "--view", "result", "--"])
+        .arg(agent("reads-stdin.sh"))
+        .arg(fixture("nopartial.ndjson"))
+        .arg(&pidfile)
+        .arg(&linefile)
+        .stdin(theirs)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // As a shell starts it: in the foreground of a session whose controlling terminal is
+    // its stdin.
+    // SAFETY: only system calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            rustix::process::setsid()?;
+            rustix::process::ioctl_tiocsctty(&terminal)?;
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let out = collect(child.stdout.take().unwrap());
+    let err = collect(child.stderr.take().unwrap());
+    let mut agent = Vec::new();
+    let mut status = None;
+    let exited = wait_until(|| {
+        agent = pids_in(&pidfile);
+        status = child.try_wait().unwrap();
+        status.is_some()
+    });
+    if !exited {
+        let state = agent
+            .first()
+            .and_then(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
+            .unwrap_or_default();
+        let _ = child.kill();
+        let _ = child.wait();
+        kill_leftovers(&agent);
+        panic!("run hangs; the agent: {state}");
+    }
+    let (out, err) = (out.join().unwrap(), err.join().unwrap());
+    assert_eq!(status.and_then(|s| s.code()), Some(0), "{err}");
+    assert_eq!(std::fs::read_to_string(&linefile).unwrap(), "\n");
+    assert!(!out.is_empty(), "{err}");
+}
+
+/// A prompt piped to `run` still reaches the agent.
+#[test]
+fn an_agent_reads_what_is_piped_to_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pidfile, linefile) = (dir.path().join("pid"), dir.path().join("line"));
+    let mut child = Command::new(BIN)
+        .args(["run", "--view", "result", "--"])
+        .arg(agent("reads-stdin.sh"))
+        .arg(fixture("nopartial.ndjson"))
+        .arg(&pidfile)
+        .arg(&linefile)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"fix the build\n").unwrap();
+    drop(stdin);
+    let err = collect(child.stderr.take().unwrap());
+    let out = collect(child.stdout.take().unwrap());
+    let status = exit_status(&mut child, &pids_in(&pidfile), "run did not exit");
+    let err = err.join().unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(!out.join().unwrap().is_empty());
+    assert_eq!(
+        std::fs::read_to_string(&linefile).unwrap(),
+        "fix the build\n"
+    );
 }
 
 #[test]
