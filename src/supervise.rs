@@ -453,8 +453,9 @@ fn ignored_signals() -> u64 {
 fn on_signals(set: &SigSet, pgid: Pid, watch: &Watch) {
     while let Ok(signal) = set.wait() {
         if watch.exited.load(Ordering::Relaxed) {
-            // Too late: the run is over and its status given.
-            continue;
+            // The agent is gone and only our own output is left to write: end as the
+            // signal would have ended us.
+            std::process::exit(128 + signal as i32);
         }
         let first = watch
             .stopped_by
