@@ -7,7 +7,6 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::agent::event::Agent;
-use crate::config::parse_size;
 use crate::view::filter::EventFilter;
 use crate::view::get::path::Paths;
 
@@ -476,9 +475,40 @@ pub struct ProgressArgs {
     pub thinking: bool,
 }
 
+/// `1048576`, `512K`, `64M`, `1G` (binary units; `KiB`, `MB` and the like are accepted).
+pub(crate) fn parse_size(s: &str) -> Result<usize, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (digits, unit) = s.split_at(split);
+    let n: usize = digits
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size such as 4096, 512K, 64M or 1G"))?;
+    let shift = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        _ => return Err(format!("unknown unit in `{s}`: use K, M or G")),
+    };
+    n.checked_mul(1 << shift)
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("`{s}` is not a usable size"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("512K"), Ok(512 << 10));
+        assert_eq!(parse_size("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_size("1g"), Ok(1 << 30));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("12 parsecs").is_err());
+        assert!(parse_size("M").is_err());
+    }
 
     #[test]
     fn clap_definition_is_valid() {

@@ -33,12 +33,12 @@ use crate::agent::event::{
 };
 use crate::agent::{AnyDialect, RawLine, Sink, detect};
 use crate::exit::ExitStatus;
+use crate::handler::Handler;
 use crate::input::line_buffer::Line;
 use crate::input::line_buffer::LineTooLong;
 use crate::input::peek::{BadLine, Head, NameId, Peeked, TypeSet};
 use crate::input::reader::{Batch, LineInfo, Next, Reader, Setup};
-use crate::out::diag::Reading;
-use crate::read::Handler;
+use crate::out::diag::Unreadable;
 use crate::runs::Runs;
 
 /// How many lines, and bytes, are held at most while the agent is not yet known.
@@ -80,7 +80,7 @@ pub(crate) trait Driven: Handler {
         Ok(())
     }
 
-    /// Reading an input failed.
+    /// Unreadable an input failed.
     fn read_error(&mut self, _name: &str, e: std::io::Error) -> anyhow::Error {
         e.into()
     }
@@ -117,7 +117,7 @@ pub(crate) trait Driven: Handler {
     /// An event the dialect needed could not be read.
     fn unreadable(
         &mut self,
-        _what: Reading,
+        _what: Unreadable,
         _line: &[u8],
         _err: &dyn Display,
     ) -> anyhow::Result<()> {
@@ -776,7 +776,12 @@ impl<D: Driven> Sink for Engine<D> {
         }
     }
 
-    fn unreadable(&mut self, what: Reading, line: &[u8], err: &dyn Display) -> anyhow::Result<()> {
+    fn unreadable(
+        &mut self,
+        what: Unreadable,
+        line: &[u8],
+        err: &dyn Display,
+    ) -> anyhow::Result<()> {
         if let Err(bad) = crate::input::peek::verify(line) {
             return Err(Broken(bad).into());
         }

@@ -8,7 +8,7 @@
 //! honest [`Outcome`], its final answer and its token [`Usage`] — at the command's speed,
 //! and without panicking on any input.
 //!
-//! # Reading a stream
+//! # Unreadable a stream
 //!
 //! Implement [`Handler`] for what you want to know, and give it to a [`Reader`] with the
 //! stream: a file, an agent's stdout, or lines you already have.
@@ -93,6 +93,7 @@ mod cli;
 mod config;
 mod dispatch;
 mod exit;
+mod handler;
 #[allow(missing_docs)]
 mod input;
 mod out;
@@ -110,7 +111,8 @@ pub use agent::event::{
     Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, Outcome, RunEnd, RunInfo, StatusClass,
     ToolCall, ToolEnd, ToolKind, ToolStatus, Usage, Wants,
 };
-pub use read::{Handler, Reader};
+pub use handler::Handler;
+pub use read::Reader;
 
 /// The `cursor-stream` command (its binary is this call).
 #[doc(hidden)]

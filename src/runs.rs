@@ -6,7 +6,7 @@
 //! stops, or the next run starts first) did not finish: the agent was killed, crashed, or
 //! failed and wrote its error to its own stderr.
 
-pub use crate::agent::event::Outcome;
+use crate::agent::event::Outcome;
 use crate::exit::ExitStatus;
 
 /// Counts runs and their outcomes as the dispatcher sees them.

@@ -28,7 +28,7 @@ pub(crate) mod tools;
 use std::fmt::Display;
 
 use crate::input::peek::{Head, NameId, TypeSet};
-use crate::out::diag::Reading;
+use crate::out::diag::Unreadable;
 use event::{Agent, Event, RunEnd, RunInfo, ToolCall, ToolOutcome, Wants};
 
 /// A line, as the dialects and the raw views see it.
@@ -121,7 +121,12 @@ pub(crate) trait Sink {
     fn terminal(&mut self, reached: bool);
     /// A line the run needed could not be read: reported at its line, fatal under
     /// `--strict`, and passed to `check`.
-    fn unreadable(&mut self, what: Reading, line: &[u8], err: &dyn Display) -> anyhow::Result<()>;
+    fn unreadable(
+        &mut self,
+        what: Unreadable,
+        line: &[u8],
+        err: &dyn Display,
+    ) -> anyhow::Result<()>;
 }
 
 /// The dialects, behind one predictable branch per line (static dispatch: each view gets

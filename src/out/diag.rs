@@ -8,7 +8,7 @@ use std::fmt::{self, Display, Write as _};
 
 use anstyle::{AnsiColor, Style};
 
-use super::Output;
+use super::{Output, ToMain};
 
 /// How many messages of one kind are shown before the rest are only counted.
 const SHOWN_PER_KIND: u64 = 5;
@@ -28,33 +28,33 @@ impl std::error::Error for BadInput {}
 
 /// An event a dialect reads in full, named for the "unreadable … event" reports.
 #[derive(Debug, Clone, Copy)]
-pub struct Reading {
+pub struct Unreadable {
     /// The event as the user knows it: `assistant`, `tool_call`, `item.completed`, …
     pub event: &'static str,
     /// The kind, for counting repeated reports: `unreadable assistant events`.
     pub kind: &'static str,
 }
 
-impl Reading {
+impl Unreadable {
     /// The reading of a line by its type name (`event` for a name not in the table).
-    pub(crate) fn of(name: crate::input::peek::NameId) -> Reading {
+    pub(crate) fn of(name: crate::input::peek::NameId) -> Unreadable {
         match name.names() {
-            Some((event, kind)) => Reading { event, kind },
-            None => reading!("event"),
+            Some((event, kind)) => Unreadable { event, kind },
+            None => unreadable!("event"),
         }
     }
 }
 
-/// `reading!("assistant")` is the [`Reading`] of `assistant` events.
-macro_rules! reading {
+/// `unreadable!("assistant")` is the [`Unreadable`] of `assistant` events.
+macro_rules! unreadable {
     ($event:literal) => {
-        $crate::out::diag::Reading {
+        $crate::out::diag::Unreadable {
             event: $event,
             kind: concat!("unreadable ", $event, " events"),
         }
     };
 }
-pub(crate) use reading;
+pub(crate) use unreadable;
 
 pub struct Diag {
     source: String,
@@ -69,7 +69,7 @@ pub struct Diag {
     /// On a worker reading one of several inputs (`crate::parallel`): every summarised
     /// message goes to the main thread, which counts it with those of the earlier inputs
     /// (the first few of a kind shown, the rest summed up), as one `Diag` would have.
-    defer: Option<crate::parallel::Pieces>,
+    defer: Option<Box<dyn ToMain>>,
 }
 
 impl Diag {
@@ -87,7 +87,7 @@ impl Diag {
     }
 
     /// A worker's `Diag`: summarised messages go with the output to `to`, in order.
-    pub(crate) fn deferred(strict: bool, quiet: bool, to: crate::parallel::Pieces) -> Diag {
+    pub(crate) fn deferred(strict: bool, quiet: bool, to: Box<dyn ToMain>) -> Diag {
         Diag {
             defer: Some(to),
             ..Diag::new(strict, quiet)
@@ -95,8 +95,8 @@ impl Diag {
     }
 
     /// On a worker: where its output goes to the main thread.
-    pub(crate) fn to_main(&self) -> Option<&crate::parallel::Pieces> {
-        self.defer.as_ref()
+    pub(crate) fn to_main(&self) -> Option<&dyn ToMain> {
+        self.defer.as_deref()
     }
 
     /// A message a worker's `Diag` deferred: counted and shown (or not) here.
@@ -171,7 +171,7 @@ impl Diag {
     pub fn readable<T, E: Display>(
         &mut self,
         out: &mut Output,
-        what: Reading,
+        what: Unreadable,
         line: &[u8],
         read: Result<T, E>,
     ) -> Result<Option<T>, BadInput> {
@@ -222,7 +222,7 @@ impl Diag {
             // What the output holds so far goes first, so that the message keeps its
             // place between the two streams.
             let _ = out.flush();
-            to.diag(kind, label.to_string(), std::mem::take(&mut self.msg));
+            to.message(kind, label.to_string(), std::mem::take(&mut self.msg));
             return;
         }
         let n = match self.seen.iter_mut().find(|(k, _)| *k == kind) {

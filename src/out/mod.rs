@@ -22,6 +22,31 @@ use anstyle::Style;
 
 const OUT_CAPACITY: usize = 128 * 1024;
 
+/// What a view's copy on a worker asks the view on the main thread, which knows the
+/// earlier inputs (see `view::View::answer`).
+pub(crate) type Question = Box<dyn std::any::Any + Send>;
+
+/// Where a worker's output goes when several inputs (or the parts of one file) are read
+/// at once: to the main thread, which writes every input's output in order
+/// (`crate::parallel`). What the worker's [`diag::Diag`] and its view's context hand on
+/// besides their bytes.
+pub(crate) trait ToMain {
+    /// A message about the input, counted and shown (or not) on the main thread, after
+    /// everything written before it.
+    fn message(&self, kind: &'static str, label: String, msg: String);
+
+    /// Whether the main thread can copy stretches of the input from its file.
+    fn copies(&self) -> bool;
+
+    /// `len` bytes of the input from `offset`, for the main thread to copy from the file
+    /// to stdout, after everything written before them.
+    fn copy(&self, offset: u64, len: usize) -> io::Result<()>;
+
+    /// A question for the view on the main thread, after everything written before it;
+    /// `weight`: about what it holds, in bytes.
+    fn ask(&self, question: Question, weight: usize);
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Channel {
     Out,

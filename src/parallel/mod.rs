@@ -41,9 +41,9 @@ use crate::dispatch::{Dispatcher, Driven};
 use crate::exit::ExitStatus;
 use crate::input::{self, Input};
 use crate::out::diag::Diag;
-use crate::out::{Output, OutputMode};
+use crate::out::{Output, OutputMode, Question, ToMain};
 use crate::runs::Runs;
-use crate::view::{Ctx, Question, View, ViewHandler};
+use crate::view::{Ctx, View, ViewHandler};
 
 /// What a worker wrote, in order: its bytes, and the marks that say which stream each
 /// stretch of them goes to and what comes between them.
@@ -451,7 +451,10 @@ fn worker_ctx(to: PiecesTo, config: &Config, mode: OutputMode) -> Ctx {
         }),
         mode,
     );
-    Ctx::new(out, Diag::deferred(config.strict, config.quiet, pieces))
+    Ctx::new(
+        out,
+        Diag::deferred(config.strict, config.quiet, Box::new(pieces)),
+    )
 }
 
 /// Where a worker sends the pieces of one input (or part).
@@ -558,21 +561,32 @@ impl Pieces {
         g.send_if_full()
     }
 
+    fn mark(&self, mark: Mark, weight: usize) -> io::Result<()> {
+        let mut g = self.0.borrow_mut();
+        g.still_there()?;
+        g.piece.marks.push(mark);
+        g.weight += weight;
+        g.counted += 1;
+        g.send_if_full()
+    }
+}
+
+impl ToMain for Pieces {
     /// A summarised message, after everything written before it.
-    pub(crate) fn diag(&self, kind: &'static str, label: String, msg: String) {
+    fn message(&self, kind: &'static str, label: String, msg: String) {
         let weight = label.len() + msg.len();
         let _ = self.mark(Mark::Diag(Box::new(DiagMark { kind, label, msg })), weight);
     }
 
     /// Whether the main thread can copy stretches of this input from its file.
-    pub(crate) fn copies(&self) -> bool {
+    fn copies(&self) -> bool {
         self.0.borrow().copies
     }
 
     /// `len` bytes of the input from `offset`, for the main thread to copy from the file
     /// to stdout, after everything written before them. Joins the stretch before when
     /// they follow it.
-    pub(crate) fn copy(&self, offset: u64, len: usize) -> io::Result<()> {
+    fn copy(&self, offset: u64, len: usize) -> io::Result<()> {
         let mut g = self.0.borrow_mut();
         g.still_there()?;
         if let Some(Mark::Copy { offset: o, len: l }) = g.piece.marks.last_mut()
@@ -591,17 +605,8 @@ impl Pieces {
 
     /// A question for the view on the main thread, after everything written before it;
     /// `weight`: about what it holds, in bytes.
-    pub(crate) fn ask(&self, question: Question, weight: usize) {
+    fn ask(&self, question: Question, weight: usize) {
         let _ = self.mark(Mark::Ask(question), weight);
-    }
-
-    fn mark(&self, mark: Mark, weight: usize) -> io::Result<()> {
-        let mut g = self.0.borrow_mut();
-        g.still_there()?;
-        g.piece.marks.push(mark);
-        g.weight += weight;
-        g.counted += 1;
-        g.send_if_full()
     }
 }
 
@@ -780,7 +785,7 @@ mod tests {
         out.write_all(b"a").unwrap();
         out.write_all(b"b").unwrap();
         err.write_all(b"c").unwrap();
-        pieces.diag("kind", "f:1".into(), "d".into());
+        pieces.message("kind", "f:1".into(), "d".into());
         pieces.ask(Box::new(7u8), 1);
         out.write_all(b"e").unwrap();
         drop((out, err, pieces));

@@ -28,9 +28,10 @@ use crate::agent::event::{Agent, AnswerCheck, Event, Outcome, RunEnd, StatusClas
 use crate::agent::{AnyDialect, RawLine};
 use crate::exit::ExitStatus;
 use crate::input::peek::{BadLine, Head, TypeSet};
-use crate::out::diag::{Excerpt, Reading};
+use crate::out::Question;
+use crate::out::diag::{Excerpt, Unreadable};
 use crate::runs::Runs;
-use crate::view::{Ctx, Question, View};
+use crate::view::{Ctx, View};
 
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
@@ -302,7 +303,7 @@ impl View for CheckView {
 
     fn unreadable(
         &mut self,
-        what: Reading,
+        what: Unreadable,
         err: &dyn Display,
         ctx: &mut Ctx,
     ) -> anyhow::Result<bool> {

@@ -15,11 +15,11 @@ use crate::agent::event::{Agent, AnswerCheck, Event, Outcome, RunEnd, RunInfo, W
 use crate::agent::{AnyDialect, RawLine};
 use crate::dispatch::Driven;
 use crate::exit::ExitStatus;
+use crate::handler::Handler;
 use crate::input::line_buffer::LineTooLong;
 use crate::input::peek::{BadLine, Head, TypeSet};
-use crate::out::Output;
-use crate::out::diag::{BadInput, Diag, Excerpt, Reading};
-use crate::read::Handler;
+use crate::out::diag::{BadInput, Diag, Excerpt, Unreadable};
+use crate::out::{Output, Question};
 use crate::runs::Runs;
 
 pub(crate) mod check;
@@ -51,10 +51,6 @@ pub(crate) struct Ctx {
     /// The current line ended the run.
     ended_here: bool,
 }
-
-/// What a view's copy on a worker ([`View::fork`]) cannot decide alone, left in its
-/// output for the view on the main thread ([`View::answer`]).
-pub(crate) type Question = Box<dyn std::any::Any + Send>;
 
 impl Ctx {
     pub fn new(out: Output, diag: Diag) -> Ctx {
@@ -115,9 +111,7 @@ impl Ctx {
 /// `--output-format json` line fed in): the caller prints that instead.
 pub(crate) fn settle_answer<'e>(end: &RunEnd<'e>, ctx: &mut Ctx) -> Option<&'e [u8]> {
     match end.answer {
-        AnswerCheck::NothingStreamed if end.outcome == crate::runs::Outcome::Succeeded => {
-            end.final_text
-        }
+        AnswerCheck::NothingStreamed if end.outcome == Outcome::Succeeded => end.final_text,
         AnswerCheck::Differs { rebuilt, expected } => {
             ctx.diag.warn(
                 &mut ctx.out,
@@ -202,7 +196,7 @@ pub(crate) trait View: Send {
     /// it itself; if not, it is reported on stderr.
     fn unreadable(
         &mut self,
-        _what: Reading,
+        _what: Unreadable,
         _err: &dyn Display,
         _ctx: &mut Ctx,
     ) -> anyhow::Result<bool> {
@@ -404,7 +398,12 @@ impl<V: View> Driven for ViewHandler<V> {
         Ok(())
     }
 
-    fn unreadable(&mut self, what: Reading, line: &[u8], err: &dyn Display) -> anyhow::Result<()> {
+    fn unreadable(
+        &mut self,
+        what: Unreadable,
+        line: &[u8],
+        err: &dyn Display,
+    ) -> anyhow::Result<()> {
         if !self.view.unreadable(what, err, &mut self.ctx)? {
             self.ctx
                 .diag

@@ -34,10 +34,10 @@ use super::event::{
 };
 use super::tools;
 use super::{Class, RawLine, Sink};
+use crate::agent::event::Outcome;
 use crate::input::json::rfc3339_ms;
 use crate::input::peek::{Head, NameId};
-use crate::out::diag::reading;
-use crate::runs::Outcome;
+use crate::out::diag::unreadable;
 use wire::{Block, BlockKind, DeltaKind, StreamKind};
 
 pub(crate) fn classify(name: NameId) -> Class {
@@ -138,7 +138,7 @@ impl Claude {
                 let init = match wire::read_init(line.bytes) {
                     Ok(init) => init,
                     Err(e) => {
-                        sink.unreadable(reading!("system/init"), line.bytes, &e)?;
+                        sink.unreadable(unreadable!("system/init"), line.bytes, &e)?;
                         wire::Init::default()
                     }
                 };
@@ -200,7 +200,7 @@ impl Claude {
             Ok(ev) => ev,
             Err(e) => {
                 // An event all the same (a line that is not JSON comes back as an error).
-                sink.unreadable(reading!("stream_event"), line.bytes, &e)?;
+                sink.unreadable(unreadable!("stream_event"), line.bytes, &e)?;
                 self.partial = true;
                 return Ok(());
             }
@@ -253,9 +253,9 @@ impl Claude {
         sink: &mut S,
     ) -> anyhow::Result<()> {
         let what = if name == NameId::ASSISTANT {
-            reading!("assistant")
+            unreadable!("assistant")
         } else {
-            reading!("user")
+            unreadable!("user")
         };
         let msg = match wire::read_message(line.bytes) {
             Ok(msg) => msg,
@@ -409,7 +409,7 @@ impl Claude {
         let ev = match wire::read_result(line.bytes) {
             Ok(ev) => ev,
             Err(e) => {
-                sink.unreadable(reading!("result"), line.bytes, &e)?;
+                sink.unreadable(unreadable!("result"), line.bytes, &e)?;
                 return sink.end_run(RunEnd {
                     outcome: Outcome::Unreadable,
                     ..RunEnd::unfinished()

@@ -21,6 +21,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{Codex, TurnUsage};
+use crate::agent::event::Outcome;
 use crate::agent::event::{
     Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolCall,
     ToolKind, ToolOutcome, ToolStatus, Wants,
@@ -28,7 +29,6 @@ use crate::agent::event::{
 use crate::agent::{RawLine, Sink};
 use crate::input::json::MaybeStr;
 use crate::input::lenient::{Flag, Num, Object};
-use crate::runs::Outcome;
 
 #[derive(Deserialize)]
 struct Line<'a> {

@@ -41,11 +41,11 @@ use super::event::{
 };
 use super::tools::kind_of;
 use super::{Class, RawLine, Sink};
+use crate::agent::event::Outcome;
 use crate::input::json::{EachElement, KeyIn, MaybeStr, OptStr, plain_bytes};
 use crate::input::lenient::{Count, Num, Object};
 use crate::input::peek::{Head, NameId};
-use crate::out::diag::{Reading, reading};
-use crate::runs::Outcome;
+use crate::out::diag::{Unreadable, unreadable};
 
 pub(crate) fn classify(name: NameId) -> Class {
     match name {
@@ -269,7 +269,7 @@ impl Codex {
         let ev: Line = match crate::input::json::from_line(line.bytes) {
             Ok(ev) => ev,
             Err(e) => {
-                sink.unreadable(Reading::of(head.name), line.bytes, &e)?;
+                sink.unreadable(Unreadable::of(head.name), line.bytes, &e)?;
                 if matches!(head.name, NameId::TURN_COMPLETED | NameId::TURN_FAILED) {
                     sink.ensure_run(Agent::Codex)?;
                     self.reset();
@@ -291,7 +291,7 @@ impl Codex {
                 let Some(raw) = ev.item else { return Ok(()) };
                 match read_item(raw) {
                     Ok(item) => self.item(item, raw, head.name == NameId::ITEM_COMPLETED, sink),
-                    Err(e) => sink.unreadable(reading!("item"), line.bytes, &e),
+                    Err(e) => sink.unreadable(unreadable!("item"), line.bytes, &e),
                 }
             }
             NameId::TURN_COMPLETED | NameId::TURN_FAILED => {

@@ -28,10 +28,10 @@ use super::event::{
 };
 use super::tools;
 use super::{Class, RawLine, Sink};
+use crate::agent::event::Outcome;
 use crate::input::json::has_top_level_key;
 use crate::input::peek::{Head, NameId};
-use crate::out::diag::reading;
-use crate::runs::Outcome;
+use crate::out::diag::unreadable;
 use answer::Answer;
 use tool_call::{CallResult, OutcomeSummary, Payload, Phase, ToolCallEvent, read_tool_call};
 
@@ -73,7 +73,7 @@ impl Cursor {
                 match self.answer.assistant(line.bytes) {
                     Ok([]) => Ok(()),
                     Ok(new) => sink.event(Event::Text(new)),
-                    Err(e) => sink.unreadable(reading!("assistant"), line.bytes, &e),
+                    Err(e) => sink.unreadable(unreadable!("assistant"), line.bytes, &e),
                 }
             }
             NameId::THINKING if wants.has(Wants::THINKING) => {
@@ -91,7 +91,7 @@ impl Cursor {
                         text: &self.thinking,
                         done: phase == wire::ThinkingPhase::Completed,
                     }),
-                    Err(e) => sink.unreadable(reading!("thinking"), line.bytes, &e),
+                    Err(e) => sink.unreadable(unreadable!("thinking"), line.bytes, &e),
                 }
             }
             NameId::TOOL_CALL => {
@@ -139,7 +139,7 @@ impl Cursor {
                 cwd: sys.cwd.map(Cow::into_owned),
             }),
             Err(e) => {
-                sink.unreadable(reading!("system/init"), line.bytes, &e)?;
+                sink.unreadable(unreadable!("system/init"), line.bytes, &e)?;
                 sink.start_run(RunInfo::new(Agent::Cursor))
             }
         }
@@ -199,7 +199,7 @@ impl Cursor {
                 });
             }
             Err(e) => {
-                sink.unreadable(reading!("result"), line.bytes, &e)?;
+                sink.unreadable(unreadable!("result"), line.bytes, &e)?;
                 RunEnd {
                     outcome: Outcome::Unreadable,
                     ..RunEnd::unfinished()
@@ -246,7 +246,7 @@ fn read_and_emit<'a, P: Kept<'a>, S: Sink>(
 ) -> anyhow::Result<()> {
     let ev: ToolCallEvent<'a, &'a RawValue, P> = match read_tool_call(line.bytes) {
         Ok(ev) => ev,
-        Err(e) => return sink.unreadable(reading!("tool_call"), line.bytes, &e),
+        Err(e) => return sink.unreadable(unreadable!("tool_call"), line.bytes, &e),
     };
     if let Some(id) = &ev.session_id {
         sink.session_seen(id);

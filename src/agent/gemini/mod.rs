@@ -32,13 +32,13 @@ use super::event::{
 };
 use super::tools;
 use super::{Class, RawLine, Sink};
+use crate::agent::event::Outcome;
 use crate::input::json::{
     MaybeStr, append_escaped, is_string_text, plain_value, rfc3339_ms, string_body,
 };
 use crate::input::lenient::{Num, Object};
 use crate::input::peek::{Head, NameId, fast_paths};
-use crate::out::diag::Reading;
-use crate::runs::Outcome;
+use crate::out::diag::Unreadable;
 
 pub(crate) fn classify(name: NameId) -> Class {
     match name {
@@ -167,7 +167,7 @@ impl Gemini {
         head: &Head,
         sink: &mut S,
     ) -> anyhow::Result<()> {
-        let what = Reading::of(head.name);
+        let what = Unreadable::of(head.name);
         if matches!(head.name, NameId::TOOL_USE | NameId::TOOL_RESULT)
             && !sink.wants().has(Wants::TOOLS)
         {

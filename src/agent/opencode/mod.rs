@@ -33,11 +33,11 @@ use super::event::{
 };
 use super::tools;
 use super::{Class, RawLine, Sink};
+use crate::agent::event::Outcome;
 use crate::input::json::MaybeStr;
 use crate::input::lenient::{Num, Object};
 use crate::input::peek::{Head, NameId};
-use crate::out::diag::Reading;
-use crate::runs::Outcome;
+use crate::out::diag::Unreadable;
 
 pub(crate) fn classify(name: NameId) -> Class {
     match name {
@@ -203,7 +203,7 @@ impl OpenCode {
         let ev: Line = match crate::input::json::from_line(line.bytes) {
             Ok(ev) => ev,
             Err(e) => {
-                return sink.unreadable(Reading::of(head.name), line.bytes, &e);
+                return sink.unreadable(Unreadable::of(head.name), line.bytes, &e);
             }
         };
         self.enter(ev.session.as_deref(), sink)?;
