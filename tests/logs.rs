@@ -314,6 +314,69 @@ fn stats_has_a_row_per_run_and_totals() {
     );
 }
 
+/// One run of each agent, from `examples/`, in one stream.
+fn every_agents_example() -> Vec<u8> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut log = Vec::new();
+    for name in ["claude", "codex", "gemini", "opencode", "qwen", "session"] {
+        log.extend(std::fs::read(dir.join(name).with_extension("ndjson")).unwrap());
+    }
+    log
+}
+
+/// Over several agents the TOTAL row counts tools by kind (every agent's shell is one
+/// `shell`), while each run's row keeps its agent's own names; `--json` rows keep them too.
+#[test]
+fn stats_totals_group_tools_by_kind_over_agents() {
+    let assert = cs(&["stats"]).write_stdin(every_agents_example()).assert();
+    let text = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 8, "{text}");
+    let tools = |agent: &str| {
+        let line = lines.iter().find(|l| l.starts_with(agent)).unwrap();
+        line[line.find(" (").unwrap()..].to_string()
+    };
+    assert!(tools("claude").contains("; Bash 1, Read 1)"), "{text}");
+    assert!(
+        tools("codex").contains("; command_execution 3, file_change 1, todo_list 1)"),
+        "{text}"
+    );
+    assert!(
+        tools("gemini").contains("; read_file 1, replace 2, run_shell_command 1)"),
+        "{text}"
+    );
+    assert!(
+        tools("opencode").contains("; bash 1, edit 2, read 1)"),
+        "{text}"
+    );
+    assert!(
+        tools("cursor").contains("; edit 1, grep 1, shell 1)"),
+        "{text}"
+    );
+    assert!(
+        lines[7].ends_with(
+            "  20 (15 ok, 1 edit_no_occurrence_found, 3 error, 1 failed; \
+             edit 6, grep 1, read 5, shell 7, todo 1)  runs: 6 success"
+        ),
+        "{text}"
+    );
+
+    let assert = cs(&["stats", "--json"])
+        .write_stdin(every_agents_example())
+        .assert();
+    let rows = values(&assert.get_output().stdout);
+    assert_eq!(rows.len(), 6);
+    assert_eq!(
+        rows[0]["tools"],
+        serde_json::json!({
+            "total": 2,
+            "by_status": {"ok": 1, "error": 1},
+            "by_kind": {"Bash": 1, "Read": 1},
+        })
+    );
+    assert_eq!(rows[1]["tools"]["by_kind"]["command_execution"], 3);
+}
+
 #[test]
 fn stats_json_is_one_object_per_run() {
     let (_, stdout, _) = output(&["stats", "--json"], &fixture("tools-edge.ndjson"));
