@@ -239,6 +239,121 @@ fn get_extracts_like_jq() {
     }
 }
 
+/// Events with repeated keys, at the top, nested, in arrays of objects, spelled with an
+/// escape (`"\u0073"` is `"s"`).
+const DUPLICATE_KEYS: &str = concat!(
+    r#"{"type":"x","a":{"k":1,"k":2}}"#,
+    "\n",
+    r#"{"type":"x","a":{"p":1,"q":{"k":"first","m":[{"z":0,"z":{"deep":1,"deep":[{"w":1,"w":2}]}}],"k":"second"},"p":3}}"#,
+    "\n",
+    r#"{"type":"x","a":[{"id":1,"id":2},{"id":"s","o":{},"id":"t"},[{"n":null,"n":false}]]}"#,
+    "\n",
+    r#"{"type":"x","a":{"s":"one","\u0073":"two\nlines"},"b":{"k":{"x":1},"k":"now a string"}}"#,
+    "\n",
+    r#"{"type":"x","a":{ "k" : 1 , "j" : [ 1 , { "k" : 2 , "k" : 3 } ] , "k" : { } },"type":"y"}"#,
+    "\n",
+);
+
+/// A repeated key holds the last of its values, where the first stood, as in jq (which reads
+/// the event into an object first): in every value written, at any depth, and in `.[]`.
+/// The expected outputs are jq's (`jq -c`, `jq -rc`) on the same lines.
+#[test]
+fn get_takes_the_last_of_duplicate_keys_as_jq() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["."],
+            concat!(
+                r#"{"type":"x","a":{"k":2}}"#,
+                "\n",
+                r#"{"type":"x","a":{"p":3,"q":{"k":"second","m":[{"z":{"deep":[{"w":2}]}}]}}}"#,
+                "\n",
+                r#"{"type":"x","a":[{"id":2},{"id":"t","o":{}},[{"n":false}]]}"#,
+                "\n",
+                r#"{"type":"x","a":{"s":"two\nlines"},"b":{"k":"now a string"}}"#,
+                "\n",
+                r#"{"type":"y","a":{"k":{},"j":[1,{"k":3}]}}"#,
+                "\n",
+            ),
+        ),
+        (
+            &[".a"],
+            concat!(
+                r#"{"k":2}"#,
+                "\n",
+                r#"{"p":3,"q":{"k":"second","m":[{"z":{"deep":[{"w":2}]}}]}}"#,
+                "\n",
+                r#"[{"id":2},{"id":"t","o":{}},[{"n":false}]]"#,
+                "\n",
+                r#"{"s":"two\nlines"}"#,
+                "\n",
+                r#"{"k":{},"j":[1,{"k":3}]}"#,
+                "\n",
+            ),
+        ),
+        (
+            &[".a[]"],
+            concat!(
+                "2\n3\n",
+                r#"{"k":"second","m":[{"z":{"deep":[{"w":2}]}}]}"#,
+                "\n",
+                r#"{"id":2}"#,
+                "\n",
+                r#"{"id":"t","o":{}}"#,
+                "\n",
+                r#"[{"n":false}]"#,
+                "\n",
+                r#""two\nlines""#,
+                "\n{}\n",
+                r#"[1,{"k":3}]"#,
+                "\n",
+            ),
+        ),
+        (
+            &[".b, .b.k, .a[]?.k?"],
+            concat!(
+                "null\nnull\n",
+                "null\nnull\n\"second\"\n",
+                "null\nnull\nnull\nnull\n",
+                r#"{"k":"now a string"}"#,
+                "\n\"now a string\"\n",
+                "null\nnull\nnull\n",
+            ),
+        ),
+        (
+            &["-r", ".a[]?"],
+            concat!(
+                "2\n3\n",
+                r#"{"k":"second","m":[{"z":{"deep":[{"w":2}]}}]}"#,
+                "\n",
+                r#"{"id":2}"#,
+                "\n",
+                r#"{"id":"t","o":{}}"#,
+                "\n",
+                r#"[{"n":false}]"#,
+                "\n",
+                "two\nlines\n{}\n",
+                r#"[1,{"k":3}]"#,
+                "\n",
+            ),
+        ),
+        (&["-r", ".a.s?"], "null\nnull\ntwo\nlines\nnull\n"),
+    ];
+    for (args, expected) in cases {
+        let assert = cs(&["get"])
+            .args(*args)
+            .write_stdin(DUPLICATE_KEYS)
+            .assert()
+            .code(0);
+        let out = assert.get_output();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            *expected,
+            "{args:?}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 #[test]
 fn get_exit_status_follows_jq() {
     let file = fixture("failed.ndjson");
