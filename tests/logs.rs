@@ -239,6 +239,121 @@ fn get_extracts_like_jq() {
     }
 }
 
+/// Events with repeated keys, at the top, nested, in arrays of objects, spelled with an
+/// escape (`"\u0073"` is `"s"`).
+const DUPLICATE_KEYS: &str = concat!(
+    r#"{"type":"x","a":{"k":1,"k":2}}"#,
+    "\n",
+    r#"{"type":"x","a":{"p":1,"q":{"k":"first","m":[{"z":0,"z":{"deep":1,"deep":[{"w":1,"w":2}]}}],"k":"second"},"p":3}}"#,
+    "\n",
+    r#"{"type":"x","a":[{"id":1,"id":2},{"id":"s","o":{},"id":"t"},[{"n":null,"n":false}]]}"#,
+    "\n",
+    r#"{"type":"x","a":{"s":"one","\u0073":"two\nlines"},"b":{"k":{"x":1},"k":"now a string"}}"#,
+    "\n",
+    r#"{"type":"x","a":{ "k" : 1 , "j" : [ 1 , { "k" : 2 , "k" : 3 } ] , "k" : { } },"type":"y"}"#,
+    "\n",
+);
+
+/// A repeated key holds the last of its values, where the first stood, as in jq (which reads
+/// the event into an object first): in every value written, at any depth, and in `.[]`.
+/// The expected outputs are jq's (`jq -c`, `jq -rc`) on the same lines.
+#[test]
+fn get_takes_the_last_of_duplicate_keys_as_jq() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["."],
+            concat!(
+                r#"{"type":"x","a":{"k":2}}"#,
+                "\n",
+                r#"{"type":"x","a":{"p":3,"q":{"k":"second","m":[{"z":{"deep":[{"w":2}]}}]}}}"#,
+                "\n",
+                r#"{"type":"x","a":[{"id":2},{"id":"t","o":{}},[{"n":false}]]}"#,
+                "\n",
+                r#"{"type":"x","a":{"s":"two\nlines"},"b":{"k":"now a string"}}"#,
+                "\n",
+                r#"{"type":"y","a":{"k":{},"j":[1,{"k":3}]}}"#,
+                "\n",
+            ),
+        ),
+        (
+            &[".a"],
+            concat!(
+                r#"{"k":2}"#,
+                "\n",
+                r#"{"p":3,"q":{"k":"second","m":[{"z":{"deep":[{"w":2}]}}]}}"#,
+                "\n",
+                r#"[{"id":2},{"id":"t","o":{}},[{"n":false}]]"#,
+                "\n",
+                r#"{"s":"two\nlines"}"#,
+                "\n",
+                r#"{"k":{},"j":[1,{"k":3}]}"#,
+                "\n",
+            ),
+        ),
+        (
+            &[".a[]"],
+            concat!(
+                "2\n3\n",
+                r#"{"k":"second","m":[{"z":{"deep":[{"w":2}]}}]}"#,
+                "\n",
+                r#"{"id":2}"#,
+                "\n",
+                r#"{"id":"t","o":{}}"#,
+                "\n",
+                r#"[{"n":false}]"#,
+                "\n",
+                r#""two\nlines""#,
+                "\n{}\n",
+                r#"[1,{"k":3}]"#,
+                "\n",
+            ),
+        ),
+        (
+            &[".b, .b.k, .a[]?.k?"],
+            concat!(
+                "null\nnull\n",
+                "null\nnull\n\"second\"\n",
+                "null\nnull\nnull\nnull\n",
+                r#"{"k":"now a string"}"#,
+                "\n\"now a string\"\n",
+                "null\nnull\nnull\n",
+            ),
+        ),
+        (
+            &["-r", ".a[]?"],
+            concat!(
+                "2\n3\n",
+                r#"{"k":"second","m":[{"z":{"deep":[{"w":2}]}}]}"#,
+                "\n",
+                r#"{"id":2}"#,
+                "\n",
+                r#"{"id":"t","o":{}}"#,
+                "\n",
+                r#"[{"n":false}]"#,
+                "\n",
+                "two\nlines\n{}\n",
+                r#"[1,{"k":3}]"#,
+                "\n",
+            ),
+        ),
+        (&["-r", ".a.s?"], "null\nnull\ntwo\nlines\nnull\n"),
+    ];
+    for (args, expected) in cases {
+        let assert = cs(&["get"])
+            .args(*args)
+            .write_stdin(DUPLICATE_KEYS)
+            .assert()
+            .code(0);
+        let out = assert.get_output();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            *expected,
+            "{args:?}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 #[test]
 fn get_exit_status_follows_jq() {
     let file = fixture("failed.ndjson");
@@ -312,6 +427,69 @@ fn stats_has_a_row_per_run_and_totals() {
         lines[3].ends_with("5 (5 ok; edit 1, read 1, shell 3)  runs: 2 success"),
         "{text}"
     );
+}
+
+/// One run of each agent, from `examples/`, in one stream.
+fn every_agents_example() -> Vec<u8> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut log = Vec::new();
+    for name in ["claude", "codex", "gemini", "opencode", "qwen", "session"] {
+        log.extend(std::fs::read(dir.join(name).with_extension("ndjson")).unwrap());
+    }
+    log
+}
+
+/// Over several agents the TOTAL row counts tools by kind (every agent's shell is one
+/// `shell`), while each run's row keeps its agent's own names; `--json` rows keep them too.
+#[test]
+fn stats_totals_group_tools_by_kind_over_agents() {
+    let assert = cs(&["stats"]).write_stdin(every_agents_example()).assert();
+    let text = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 8, "{text}");
+    let tools = |agent: &str| {
+        let line = lines.iter().find(|l| l.starts_with(agent)).unwrap();
+        line[line.find(" (").unwrap()..].to_string()
+    };
+    assert!(tools("claude").contains("; Bash 1, Read 1)"), "{text}");
+    assert!(
+        tools("codex").contains("; command_execution 3, file_change 1, todo_list 1)"),
+        "{text}"
+    );
+    assert!(
+        tools("gemini").contains("; read_file 1, replace 2, run_shell_command 1)"),
+        "{text}"
+    );
+    assert!(
+        tools("opencode").contains("; bash 1, edit 2, read 1)"),
+        "{text}"
+    );
+    assert!(
+        tools("cursor").contains("; edit 1, grep 1, shell 1)"),
+        "{text}"
+    );
+    assert!(
+        lines[7].ends_with(
+            "  20 (15 ok, 1 edit_no_occurrence_found, 3 error, 1 failed; \
+             edit 6, grep 1, read 5, shell 7, todo 1)  runs: 6 success"
+        ),
+        "{text}"
+    );
+
+    let assert = cs(&["stats", "--json"])
+        .write_stdin(every_agents_example())
+        .assert();
+    let rows = values(&assert.get_output().stdout);
+    assert_eq!(rows.len(), 6);
+    assert_eq!(
+        rows[0]["tools"],
+        serde_json::json!({
+            "total": 2,
+            "by_status": {"ok": 1, "error": 1},
+            "by_kind": {"Bash": 1, "Read": 1},
+        })
+    );
+    assert_eq!(rows[1]["tools"]["by_kind"]["command_execution"], 3);
 }
 
 #[test]

@@ -383,6 +383,30 @@ pub enum ToolKind {
     Other,
 }
 
+impl ToolKind {
+    /// A short lowercase name for the kind (`shell`, `read`, `web_search`, …), as `stats`
+    /// groups its totals by.
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolKind::Shell => "shell",
+            ToolKind::Read => "read",
+            ToolKind::Edit => "edit",
+            ToolKind::Write => "write",
+            ToolKind::Delete => "delete",
+            ToolKind::Grep => "grep",
+            ToolKind::Glob => "glob",
+            ToolKind::List => "list",
+            ToolKind::Fetch => "fetch",
+            ToolKind::WebSearch => "web_search",
+            ToolKind::CodeSearch => "code_search",
+            ToolKind::Mcp => "mcp",
+            ToolKind::Task => "task",
+            ToolKind::Todo => "todo",
+            ToolKind::Other => "other",
+        }
+    }
+}
+
 /// What a tool call did, in the terms the human views show. Every field is optional:
 /// each agent tells what it tells.
 #[derive(Debug, Clone, Default, PartialEq)]

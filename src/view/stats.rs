@@ -6,14 +6,15 @@
 //! tools and directory columns share what the fixed ones leave, or, on a terminal too narrow
 //! for that, a few lines a run. Columns: agent, session id (first 8 characters), model, status
 //! (`success`, `error`, `no result`), duration, answer length in bytes, thinking phases,
-//! tokens in and out, tool calls by status and by tool, working directory. `--json` writes
-//! one object per run instead (schema in the README).
+//! tokens in and out, tool calls by status and by tool (the agent's own names; in the totals,
+//! by kind), working directory. `--json` writes one object per run instead, with no totals
+//! (schema in the README).
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::agent::event::{Event, RunEnd, Usage, Wants};
+use crate::agent::event::{Event, RunEnd, ToolKind, Usage, Wants};
 use crate::exit::ExitStatus;
 use crate::out::{Channel, escape_line, fit};
 use crate::runs::Runs;
@@ -50,6 +51,31 @@ pub struct ToolStats {
     pub by_status: BTreeMap<String, u64>,
     /// By the agent's own tool name.
     pub by_kind: BTreeMap<String, u64>,
+    /// By what the tool does (`tool_group`), for the totals: over several agents, their
+    /// own names would split one kind of call into as many entries as there are agents.
+    #[serde(skip)]
+    pub by_group: BTreeMap<String, u64>,
+}
+
+/// The entry of a call in the totals' tool list: its kind's name (`shell`, `read`, …), or
+/// for a tool of no known kind its own name. Lumping those into one `other` would count
+/// unrelated tools together and tell the reader nothing; an unknown tool is most often
+/// one agent's own, so its name is what the reader would look it up by.
+fn tool_group(kind: ToolKind, tool: &str) -> &str {
+    match kind {
+        ToolKind::Other => tool,
+        kind => kind.name(),
+    }
+}
+
+/// Adds `n` to `key`'s count, allocating the key only the first time it is seen.
+fn bump(map: &mut BTreeMap<String, u64>, key: &str, n: u64) {
+    match map.get_mut(key) {
+        Some(count) => *count += n,
+        None => {
+            map.insert(key.to_string(), n);
+        }
+    }
 }
 
 pub struct StatsView {
@@ -173,11 +199,12 @@ fn add_run(t: &mut RunStats, run: &RunStats) {
     t.thinking_phases += run.thinking_phases;
     t.events += run.events;
     t.tools.total += run.tools.total;
-    for (k, n) in &run.tools.by_kind {
-        *t.tools.by_kind.entry(k.clone()).or_default() += n;
+    // The totals count tools by kind only (see [`ToolStats::by_group`]).
+    for (k, n) in &run.tools.by_group {
+        bump(&mut t.tools.by_group, k, *n);
     }
     for (k, n) in &run.tools.by_status {
-        *t.tools.by_status.entry(k.clone()).or_default() += n;
+        bump(&mut t.tools.by_status, k, *n);
     }
 }
 
@@ -245,11 +272,13 @@ impl View for StatsView {
             Event::ToolEnded(end) => {
                 let tools = &mut self.run.tools;
                 tools.total += 1;
-                *tools.by_kind.entry(end.call.tool.to_string()).or_default() += 1;
-                *tools
-                    .by_status
-                    .entry(words::status_word(end.status).to_string())
-                    .or_default() += 1;
+                bump(&mut tools.by_kind, &end.call.tool, 1);
+                bump(
+                    &mut tools.by_group,
+                    tool_group(end.call.kind, &end.call.tool),
+                    1,
+                );
+                bump(&mut tools.by_status, words::status_word(end.status), 1);
             }
             _ => {}
         }
@@ -302,6 +331,8 @@ impl View for StatsView {
         }
         let mut totals = std::mem::take(&mut self.totals);
         totals.status = words::count(runs, "run", "runs");
+        // The row's tool list: by kind, where the runs' rows have the agents' names.
+        totals.tools.by_kind = std::mem::take(&mut totals.tools.by_group);
         let breakdown: Vec<String> = self
             .runs_by_status
             .iter()
@@ -471,4 +502,20 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
         }
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn totals_group_tools_by_kind_and_unknown_tools_by_their_name() {
+        assert_eq!(tool_group(ToolKind::Shell, "run_shell_command"), "shell");
+        assert_eq!(
+            tool_group(ToolKind::WebSearch, "google_web_search"),
+            "web_search"
+        );
+        assert_eq!(tool_group(ToolKind::Mcp, "mcp__github__get_pr"), "mcp");
+        assert_eq!(tool_group(ToolKind::Other, "brandNew"), "brandNew");
+    }
 }

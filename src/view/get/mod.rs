@@ -1,9 +1,10 @@
 //! `get`: jq-style extraction, one value per line (see `path` for the path language).
 //!
 //! Output follows jq: compact JSON, one value per line; `-r` writes strings unescaped;
-//! `-j` writes them raw with no newline between values; a missing key gives `null`. A
-//! step that cannot apply (`.text` of a string) is reported with its line and ends that
-//! event's output, unless the step has `?`.
+//! `-j` writes them raw with no newline between values; a missing key gives `null`; a key
+//! repeated in an object counts once, with its last value. A step that cannot apply (`.text`
+//! of a string) is reported with its line and ends that event's output, unless the step has
+//! `?`.
 //!
 //! Exit status, as jq's: 5 when a path step failed on some event; with `-e`, 1 when the
 //! last value was `false` or `null` and 4 when there was no value at all; else 0.
@@ -19,7 +20,7 @@ use crate::input::peek::{Head, TypeSet};
 use crate::runs::Runs;
 use crate::view::filter::{EventFilter, LineFacts};
 use crate::view::{Ctx, View};
-use path::{Paths, Value};
+use path::{Compact, Paths, Value};
 
 #[derive(Debug, Clone)]
 pub struct GetOptions {
@@ -37,6 +38,7 @@ pub struct GetView {
     opts: GetOptions,
     facts: LineFacts,
     buf: Vec<u8>,
+    compact: Compact,
     values: u64,
     last_falsy: bool,
     errors: u64,
@@ -48,6 +50,7 @@ impl GetView {
             opts,
             facts: LineFacts::default(),
             buf: Vec::new(),
+            compact: Compact::default(),
             values: 0,
             last_falsy: false,
             errors: 0,
@@ -57,9 +60,9 @@ impl GetView {
     fn write(&mut self, value: &Value<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.buf.clear();
         if self.opts.raw || self.opts.join {
-            path::write_raw(value, &mut self.buf);
+            self.compact.write_raw(value, &mut self.buf);
         } else {
-            path::write_compact(value.text(), &mut self.buf);
+            self.compact.write(value.text(), &mut self.buf);
         }
         if !self.opts.join {
             self.buf.push(b'\n');

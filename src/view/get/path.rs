@@ -7,10 +7,16 @@
 //!
 //! Values are walked as borrowed raw JSON text: each step scans only the value it is given,
 //! and what is printed is the original text of the value, made compact.
+//!
+//! A key repeated in an object counts once, with its last value where it first stood, as in
+//! jq (which reads the event into an object first): in `.key`, in `.[]`, and in every value
+//! written. An object that repeats no key is written from its text as it is; only one that
+//! does is rebuilt.
 
+use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use crate::input::json::KeyIn;
 use serde_json::value::RawValue;
@@ -360,7 +366,8 @@ impl<'a> Visitor<'a> for FindKey<'_> {
     }
 }
 
-/// Every value of an object, in order.
+/// Every value of an object, in order; a repeated key's last value where the key first
+/// stood, as jq.
 struct AllValues<'o, 'a>(&'o mut Vec<Value<'a>>);
 
 impl<'a> Visitor<'a> for AllValues<'_, 'a> {
@@ -371,61 +378,424 @@ impl<'a> Visitor<'a> for AllValues<'_, 'a> {
     }
 
     fn visit_map<M: MapAccess<'a>>(self, mut map: M) -> Result<(), M::Error> {
-        while map.next_key::<IgnoredAny>()?.is_some() {
+        let start = self.0.len();
+        // The keys, on the stack while they are few and without escapes (nearly always),
+        // each with its first bytes, so that telling them apart allocates nothing and
+        // seldom compares whole keys; past that, in `many`.
+        let mut few = [(0, ""); FEW];
+        let mut n = 0;
+        let mut many: Vec<Cow<'a, str>> = Vec::new();
+        while let Some(KeyText(key)) = map.next_key()? {
+            match key {
+                Cow::Borrowed(key) if many.is_empty() && n < FEW => {
+                    few[n] = (head(key.as_bytes()), key);
+                    n += 1;
+                }
+                key => {
+                    if many.is_empty() {
+                        many.extend(few[..n].iter().map(|&(_, k)| Cow::Borrowed(k)));
+                    }
+                    many.push(key);
+                }
+            }
             self.0.push(Value::Raw(map.next_value()?));
+        }
+        let plan = if many.is_empty() {
+            let few = &few[..n];
+            if !(1..n).any(|j| few[..j].contains(&few[j])) {
+                return Ok(());
+            }
+            last_of_each(&few.iter().map(|&(_, k)| k).collect::<Vec<_>>())
+        } else {
+            last_of_each(&many)
+        };
+        if let Some(plan) = plan {
+            let values = self.0.split_off(start);
+            self.0
+                .extend(plan.iter().filter_map(|j| j.map(|j| values[j])));
         }
         Ok(())
     }
 }
 
-/// Appends `json` as jq's compact output writes it: no whitespace between tokens, and
-/// strings with `\u` escapes written out again (`"\u0074ype"` is `"type"`, a control
-/// character stays escaped). Other text is kept as the CLI wrote it.
-pub fn write_compact(json: &str, out: &mut Vec<u8>) {
+/// How many keys of an object are told apart on the stack, each against every other.
+const FEW: usize = 16;
+
+/// The first bytes of a key, which tell most keys apart without comparing them whole.
+fn head(key: &[u8]) -> u64 {
+    match key.first_chunk::<8>() {
+        Some(first) => u64::from_le_bytes(*first),
+        None => key.iter().fold(0, |head, &b| head << 8 | u64::from(b)),
+    }
+}
+
+/// A key as a string, borrowed from the text when it has no escapes.
+struct KeyText<'a>(Cow<'a, str>);
+
+impl<'a> Deserialize<'a> for KeyText<'a> {
+    fn deserialize<D: Deserializer<'a>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'a> Visitor<'a> for V {
+            type Value = KeyText<'a>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+
+            fn visit_borrowed_str<E: de::Error>(self, v: &'a str) -> Result<KeyText<'a>, E> {
+                Ok(KeyText(Cow::Borrowed(v)))
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<KeyText<'a>, E> {
+                Ok(KeyText(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// For the members of an object, by their keys in order: `None` when no key repeats (the
+/// usual case, told without allocating for a small object). Otherwise, for each member,
+/// the member whose value stands in its place: for the first of a key, the last of that
+/// key; for a later one, none (it is dropped). This is jq's object: a key set again keeps
+/// its place and takes the new value.
+fn last_of_each<K: Ord>(keys: &[K]) -> Option<Vec<Option<usize>>> {
+    let n = keys.len();
+    if n < 2 || (n <= 8 && !(1..n).any(|j| keys[..j].contains(&keys[j]))) {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    // Stable: equal keys stay in the order they came.
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+    if !order.windows(2).any(|w| keys[w[0]] == keys[w[1]]) {
+        return None;
+    }
+    let mut plan = vec![None; n];
+    for same in order.chunk_by(|&a, &b| keys[a] == keys[b]) {
+        plan[same[0]] = same.last().copied();
+    }
+    Some(plan)
+}
+
+/// Writes values as jq's compact output does, keeping its buffers from one value to the
+/// next so that writing allocates nothing once they have grown.
+#[derive(Debug, Default)]
+pub struct Compact {
+    /// The containers open where the scan is: for an object, where its keys start in
+    /// `keys`; `None` for an array.
+    open: Vec<Option<usize>>,
+    /// The keys of the open objects.
+    keys: Vec<Key>,
+}
+
+/// A key of an object being written: where it is in the text (quotes included), and its
+/// [`head`].
+#[derive(Debug, Clone, Copy)]
+struct Key {
+    start: usize,
+    end: usize,
+    head: u64,
+}
+
+impl Key {
+    fn new(bytes: &[u8], start: usize, end: usize) -> Key {
+        Key {
+            start,
+            end,
+            head: head(bytes.get(start + 1..end).unwrap_or_default()),
+        }
+    }
+}
+
+impl Compact {
+    /// Appends `json` as jq's compact output writes it: no whitespace between tokens,
+    /// strings with `\u` escapes written out again (`"\u0074ype"` is `"type"`, a control
+    /// character stays escaped), and a repeated key once, with its last value where it first
+    /// stood. Other text is kept as the CLI wrote it.
+    pub fn write(&mut self, json: &str, out: &mut Vec<u8>) {
+        let mark = out.len();
+        if !self.write_as_is(json, out) {
+            out.truncate(mark);
+            write_rebuilt(json, out);
+        }
+    }
+
+    /// Appends a JSON value as jq's `-r` prints it: strings unescaped, the rest compact.
+    pub fn write_raw(&mut self, value: &Value<'_>, out: &mut Vec<u8>) {
+        let text = value.text();
+        if type_name(text) == "string" {
+            let mut de = serde_json::Deserializer::from_str(text);
+            let seed = crate::input::json::AppendStr { text: &mut *out };
+            if seed.deserialize(&mut de).is_ok() {
+                return;
+            }
+        }
+        self.write(text, out);
+    }
+
+    /// Writes `json` compact token by token, noting each object's keys as it goes; false,
+    /// with part of it written, as soon as an object may repeat a key.
+    fn write_as_is(&mut self, json: &str, out: &mut Vec<u8>) -> bool {
+        self.open.clear();
+        self.keys.clear();
+        let bytes = json.as_bytes();
+        let mut at_key = false;
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'"' => {
+                    let (end, escaped) = string_end(bytes, i);
+                    if at_key {
+                        // A key with an escape may spell another one differently (`"\u006b"`
+                        // is `"k"`): rare enough to leave to the rebuilding, which compares
+                        // the keys decoded.
+                        if escaped {
+                            return false;
+                        }
+                        self.keys.push(Key::new(bytes, i, end));
+                        at_key = false;
+                    }
+                    write_token(&json[i..end], escaped, out);
+                    i = end;
+                    continue;
+                }
+                b'{' => {
+                    self.open.push(Some(self.keys.len()));
+                    at_key = true;
+                }
+                b'[' => self.open.push(None),
+                b',' => at_key = matches!(self.open.last(), Some(Some(_))),
+                b'}' | b']' => {
+                    at_key = false;
+                    if let Some(Some(first)) = self.open.pop() {
+                        let keys = self.keys.get_mut(first..).unwrap_or_default();
+                        if may_repeat(bytes, keys) {
+                            return false;
+                        }
+                        self.keys.truncate(first);
+                    }
+                }
+                b if b.is_ascii_whitespace() => {
+                    i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            out.push(bytes[i]);
+            i += 1;
+        }
+        true
+    }
+}
+
+/// Whether an object whose keys (none escaped) are `keys` holds one twice.
+fn may_repeat(bytes: &[u8], keys: &mut [Key]) -> bool {
+    let n = keys.len();
+    if n < 2 {
+        return false;
+    }
+    let text = |k: &Key| &bytes[k.start..k.end];
+    let same = |a: &Key, b: &Key| a.head == b.head && text(a) == text(b);
+    if n <= FEW {
+        return (1..n).any(|j| keys[..j].iter().any(|k| same(k, &keys[j])));
+    }
+    // Sorted, repeats are neighbours: a large object costs n log n, not n².
+    keys.sort_unstable_by(|a, b| a.head.cmp(&b.head).then_with(|| text(a).cmp(text(b))));
+    keys.windows(2).any(|w| same(&w[0], &w[1]))
+}
+
+/// Appends one token made compact: a string with `\u` escapes written out again, anything
+/// else as it is. `escaped`: false for a token known to hold no escape, not to search it.
+#[inline]
+fn write_token(token: &str, escaped: bool, out: &mut Vec<u8>) {
+    if escaped && token.contains("\\u") {
+        match serde_json::from_str::<String>(token) {
+            Ok(s) => serde_json::to_writer(&mut *out, &s).expect("writing to a Vec"),
+            Err(_) => out.extend_from_slice(token.as_bytes()),
+        }
+    } else {
+        out.extend_from_slice(token.as_bytes());
+    }
+}
+
+/// A value of the text being rebuilt: its token (the opening bracket of a container), the
+/// key it stands under in an object, and where the nodes after its own start.
+struct Node {
+    token: (usize, usize),
+    key: Option<(usize, usize)>,
+    container: Option<u8>,
+    next: usize,
+}
+
+/// Appends `json` compact with each repeated key once, its last value where it first stood.
+/// The text is read once into a flat list of its values, then written from the list; both
+/// without recursion, so no depth of nesting can overflow the stack.
+fn write_rebuilt(json: &str, out: &mut Vec<u8>) {
     let bytes = json.as_bytes();
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    let mut key = None;
+    let mut at_key = false;
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        if b == b'"' {
-            let end = string_end(bytes, i);
-            let token = &json[i..end];
-            if token.contains("\\u") {
-                match serde_json::from_str::<String>(token) {
-                    Ok(s) => serde_json::to_writer(&mut *out, &s).expect("writing to a Vec"),
-                    Err(_) => out.extend_from_slice(token.as_bytes()),
+        match b {
+            b'"' if at_key => {
+                let (end, _) = string_end(bytes, i);
+                key = Some((i, end));
+                at_key = false;
+                i = end;
+                continue;
+            }
+            b'{' | b'[' => {
+                open.push(nodes.len());
+                nodes.push(Node {
+                    token: (i, i + 1),
+                    key: key.take(),
+                    container: Some(if b == b'{' { b'}' } else { b']' }),
+                    next: 0,
+                });
+                at_key = b == b'{';
+            }
+            b'}' | b']' => {
+                if let Some(node) = open.pop() {
+                    nodes[node].next = nodes.len();
                 }
-            } else {
-                out.extend_from_slice(token.as_bytes());
+                at_key = false;
             }
-            i = end;
-        } else {
-            if !b.is_ascii_whitespace() {
-                out.push(b);
+            b',' => {
+                at_key = open
+                    .last()
+                    .is_some_and(|&o| nodes[o].container == Some(b'}'))
             }
-            i += 1;
+            b':' => {}
+            b if b.is_ascii_whitespace() => {}
+            _ => {
+                let end = if b == b'"' {
+                    string_end(bytes, i).0
+                } else {
+                    i + bytes[i..]
+                        .iter()
+                        .position(|&c| {
+                            matches!(c, b',' | b':' | b'}' | b']') || c.is_ascii_whitespace()
+                        })
+                        .unwrap_or(bytes.len() - i)
+                };
+                nodes.push(Node {
+                    token: (i, end),
+                    key: key.take(),
+                    container: None,
+                    next: nodes.len() + 1,
+                });
+                i = end;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    // Text cut short (never so after a JSON parser read it): what is open ends with it.
+    for node in open {
+        nodes[node].next = nodes.len();
+    }
+    if nodes.is_empty() {
+        return;
+    }
+    let token = |(start, end): (usize, usize)| &json[start..end];
+    // The containers being written, outermost first.
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut value = Some(0);
+    loop {
+        if let Some(node) = value.take() {
+            let n = &nodes[node];
+            write_token(token(n.token), n.container.is_none(), out);
+            if let Some(close) = n.container {
+                stack.push(Frame {
+                    members: members(&nodes, node, json),
+                    written: 0,
+                    close,
+                });
+            }
+        }
+        let Some(frame) = stack.last_mut() else {
+            break;
+        };
+        match frame.members.get(frame.written) {
+            Some(&(key, node)) => {
+                if frame.written > 0 {
+                    out.push(b',');
+                }
+                frame.written += 1;
+                if let Some(key) = key {
+                    write_token(token(key), true, out);
+                    out.push(b':');
+                }
+                value = Some(node);
+            }
+            None => {
+                out.push(frame.close);
+                stack.pop();
+            }
         }
     }
 }
 
-/// The index just past the string token that starts with the quote at `start`.
-fn string_end(bytes: &[u8], start: usize) -> usize {
+/// A member of a container, to be written: its key's token (in an object) and the node of
+/// its value.
+type Member = (Option<(usize, usize)>, usize);
+
+/// A container being written: its members, how many are written, its closing bracket.
+struct Frame {
+    members: Vec<Member>,
+    written: usize,
+    close: u8,
+}
+
+/// The members of the container `nodes[at]` as they are to be written: the key (in an
+/// object) and the node of the value. In an object, a repeated key is written once, where it
+/// first stood, with the last of its values.
+fn members(nodes: &[Node], at: usize, json: &str) -> Vec<Member> {
+    let mut children = Vec::new();
+    let mut child = at + 1;
+    while child < nodes[at].next && child < nodes.len() {
+        children.push(child);
+        // Always forward, whatever the text was.
+        child = nodes[child].next.max(child + 1);
+    }
+    if nodes[at].container != Some(b'}') {
+        return children.into_iter().map(|c| (None, c)).collect();
+    }
+    let keys: Vec<Cow<'_, str>> = children
+        .iter()
+        .map(|&c| match nodes[c].key {
+            Some((start, end)) => {
+                let token = &json[start..end];
+                match token.contains('\\') {
+                    true => serde_json::from_str::<String>(token)
+                        .map_or(Cow::Borrowed(token), Cow::Owned),
+                    false => Cow::Borrowed(token.get(1..token.len() - 1).unwrap_or(token)),
+                }
+            }
+            None => Cow::Borrowed(""),
+        })
+        .collect();
+    match last_of_each(&keys) {
+        None => children.iter().map(|&c| (nodes[c].key, c)).collect(),
+        Some(plan) => children
+            .iter()
+            .zip(plan)
+            .filter_map(|(&c, value)| value.map(|v| (nodes[c].key, children[v])))
+            .collect(),
+    }
+}
+
+/// The index just past the string token that starts with the quote at `start`, and whether
+/// the string has escapes.
+#[inline]
+fn string_end(bytes: &[u8], start: usize) -> (usize, bool) {
     match crate::input::json::string_body(&bytes[start + 1..]) {
-        Some((body, _, _)) => start + 1 + body.len() + 1,
-        None => bytes.len(),
+        Some((body, escaped, _)) => (start + 1 + body.len() + 1, escaped),
+        None => (bytes.len(), true),
     }
-}
-
-/// Appends a JSON value as jq's `-r` prints it: strings unescaped, the rest compact.
-pub fn write_raw(value: &Value<'_>, out: &mut Vec<u8>) {
-    let text = value.text();
-    if type_name(text) == "string" {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let seed = crate::input::json::AppendStr { text: &mut *out };
-        if seed.deserialize(&mut de).is_ok() {
-            return;
-        }
-    }
-    write_compact(text, out);
 }
 
 #[cfg(test)]
@@ -443,7 +813,7 @@ mod tests {
             .iter()
             .map(|v| {
                 let mut s = Vec::new();
-                write_compact(v.text(), &mut s);
+                Compact::default().write(v.text(), &mut s);
                 String::from_utf8(s).unwrap()
             })
             .collect())
@@ -524,24 +894,113 @@ mod tests {
     fn raw_output_unescapes_strings() {
         let mut out = Vec::new();
         let v: &RawValue = serde_json::from_str(r#""line\nbreak \u00e9""#).unwrap();
-        write_raw(&Value::Raw(v), &mut out);
+        Compact::default().write_raw(&Value::Raw(v), &mut out);
         assert_eq!(out, "line\nbreak é".as_bytes());
     }
 
     #[test]
     fn compact_keeps_spaces_inside_strings() {
         let mut out = Vec::new();
-        write_compact(r#"{ "a b" : "c \" d" , "e":[ 1 ] }"#, &mut out);
+        Compact::default().write(r#"{ "a b" : "c \" d" , "e":[ 1 ] }"#, &mut out);
         assert_eq!(out, br#"{"a b":"c \" d","e":[1]}"#);
     }
 
     #[test]
     fn compact_writes_unicode_escapes_as_jq() {
         let mut out = Vec::new();
-        write_compact(r#"{"\u0074ype":"caf\u00e9 \u001b[0m \n"}"#, &mut out);
+        Compact::default().write(r#"{"\u0074ype":"caf\u00e9 \u001b[0m \n"}"#, &mut out);
         assert_eq!(
             String::from_utf8(out).unwrap(),
             r#"{"type":"café \u001b[0m \n"}"#
         );
+    }
+
+    fn compact(json: &str) -> String {
+        let mut out = Vec::new();
+        Compact::default().write(json, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    /// As `jq -c` writes them.
+    #[test]
+    fn a_repeated_key_is_written_once_with_its_last_value_where_it_first_stood() {
+        let cases = [
+            (r#"{"a":1,"b":2,"a":3}"#, r#"{"a":3,"b":2}"#),
+            (r#"{"k":1,"\u006b":2,"K":3}"#, r#"{"k":2,"K":3}"#),
+            (r#"{"\u006b":1,"k":2}"#, r#"{"k":2}"#),
+            (r#"{"t\u00e9":"x","té":"y"}"#, r#"{"té":"y"}"#),
+            (
+                r#"[{"a":{"b":1,"b":{"c":2,"c":3}}}, 1, "x"]"#,
+                r#"[{"a":{"b":{"c":3}}},1,"x"]"#,
+            ),
+            (
+                r#"{ "a" : [ 1 , 2 ] , "a" : { "b" : null } }"#,
+                r#"{"a":{"b":null}}"#,
+            ),
+            (r#"{"a":{},"a":[]}"#, r#"{"a":[]}"#),
+        ];
+        for (json, jq) in cases {
+            assert_eq!(compact(json), jq, "{json}");
+        }
+        // More keys than are told apart one by one.
+        let keys: Vec<String> = (0..20).map(|i| format!(r#""k{i}":{i}"#)).collect();
+        let json = format!(r#"{{{},"k5":"last"}}"#, keys.join(","));
+        let expected = format!("{{{}}}", keys.join(",")).replace(r#""k5":5"#, r#""k5":"last""#);
+        assert_eq!(compact(&json), expected);
+        assert_eq!(get(".[]", &json).unwrap()[5], r#""last""#);
+        assert_eq!(get(".[]", &json).unwrap().len(), 20);
+        assert_eq!(
+            get(".[]", r#"{"a":1,"b":2,"\u0061":3}"#).unwrap(),
+            ["3", "2"]
+        );
+    }
+
+    /// The rebuilding writes what the writing as is does, wherever no key repeats.
+    #[test]
+    fn rebuilding_without_repeats_writes_the_same_bytes() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut lines = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let Ok(text) = std::fs::read_to_string(entry.unwrap().path()) else {
+                continue;
+            };
+            for line in text.lines() {
+                if serde_json::from_str::<&RawValue>(line).is_err() {
+                    continue;
+                }
+                let (mut as_is, mut rebuilt) = (Vec::new(), Vec::new());
+                if Compact::default().write_as_is(line, &mut as_is) {
+                    write_rebuilt(line, &mut rebuilt);
+                    assert_eq!(as_is, rebuilt, "{line}");
+                    lines += 1;
+                }
+            }
+        }
+        assert!(lines > 50, "{lines}");
+    }
+
+    /// No depth of nesting overflows the stack, nor any text makes it panic.
+    #[test]
+    fn rebuilding_is_not_recursive_and_takes_any_text() {
+        let depth = 200_000;
+        let json = format!(
+            r#"{}{{"k":1,"k":2}}{}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        let expected = format!(r#"{}{{"k":2}}{}"#, "[".repeat(depth), "]".repeat(depth));
+        assert_eq!(compact(&json), expected);
+        for cut in [
+            r#"{"k":1,"k""#,
+            r#"{"k":1,"k":"#,
+            r#"{"k":[1,"k":2}"#,
+            r#"]}"k":1,"k":2"#,
+            r#"{"k\"#,
+            r#"{"k":1,"\u006b"#,
+            "",
+            "{,,:}",
+        ] {
+            compact(cut);
+        }
     }
 }
