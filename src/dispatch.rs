@@ -31,7 +31,7 @@ use crate::agent::event::{
     Agent, AnswerCheck, Effect, Event, RunEnd, RunInfo, ToolCall, ToolEnd, ToolOutcome, ToolStatus,
     Wants,
 };
-use crate::agent::{AnyDialect, RawLine, Sink, detect};
+use crate::agent::{AnyDialect, Dialect, RawLine, Sink, detect};
 use crate::exit::ExitStatus;
 use crate::handler::Handler;
 use crate::input::line_buffer::Line;
@@ -397,7 +397,7 @@ impl<D: Driven> Dispatcher<D> {
     fn renew(&mut self, agent: Agent) -> anyhow::Result<()> {
         if let Slot::Ready { dialect, interest } = &mut self.slot {
             dialect.finish(&mut self.engine)?;
-            if !dialect.start_afresh(agent) {
+            if !dialect.start_afresh_as(agent) {
                 (*dialect, *interest) = dialect_for(agent, self.engine.wants);
             }
         }

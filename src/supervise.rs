@@ -39,6 +39,7 @@ use nix::sys::signal::{SigSet, Signal as Caught};
 use rustix::process::{Pid, Signal, kill_process, kill_process_group};
 
 use crate::agent::event::Agent;
+use crate::agent::{AnyDialect, Dialect};
 use crate::exit::ExitStatus;
 
 /// How long a stopped agent gets between SIGTERM and SIGKILL.
@@ -337,87 +338,17 @@ fn pass_stderr(stderr: impl Read, agent: Option<Agent>, watch: &Watch) -> Vec<&'
     }
 }
 
-/// A one-line hint for the failures users of each agent CLI run into most (the messages
-/// come from public reports and from running the CLIs offline, `../shared/e2e/`). With no
-/// agent known, every agent's hints are tried.
+/// A one-line hint for the failures users of each agent CLI run into most (each dialect
+/// knows its agent's, see `Dialect::hint`). With no agent known, every agent's hints are
+/// tried.
 pub fn hint_for(agent: Option<Agent>, message: &str) -> Option<&'static str> {
-    let m = message.to_ascii_lowercase();
-    let any = |needles: &[&str]| needles.iter().any(|n| m.contains(n));
     let agents: &[Agent] = match &agent {
         Some(a) => std::slice::from_ref(a),
         None => &Agent::ALL,
     };
-    agents.iter().find_map(|agent| match agent {
-        Agent::Cursor => {
-            if any(&["workspace trust", "trust this directory", "--trust"]) {
-                Some("the agent does not trust this directory yet: pass --trust to it (or run `agent` here once)")
-            } else if any(&[
-                "not authenticated",
-                "authentication required",
-                "not logged in",
-                "agent login",
-                "unauthorized",
-                "invalid api key",
-            ]) {
-                Some("the agent is not logged in: run `agent login`, or set CURSOR_API_KEY")
-            } else if any(&["usage limit", "rate limit", "quota", "you've hit your", "too many requests"]) {
-                Some("the account's usage limit is reached: wait for it to reset, or use another model")
-            } else if any(&[
-                "unknown model",
-                "model not found",
-                "cannot use this model",
-                "invalid model",
-                "not a valid model",
-            ]) {
-                Some("the model is not available to this account: check the --model value")
-            } else {
-                None
-            }
-        }
-        Agent::Claude => {
-            if any(&["requires --verbose"]) {
-                Some("claude needs --verbose with -p --output-format stream-json")
-            } else if any(&["cannot be used with root/sudo"]) {
-                Some("as root, claude refuses --dangerously-skip-permissions unless IS_SANDBOX=1 is set (in a sandbox only)")
-            } else if any(&["invalid api key", "please run /login", "not logged in", "authentication_error"]) {
-                Some("claude is not logged in: run `claude /login`, or set ANTHROPIC_API_KEY")
-            } else {
-                None
-            }
-        }
-        Agent::Codex => {
-            if any(&["not inside a trusted directory", "skip-git-repo-check"]) {
-                Some("codex runs only in a trusted git repository: run it in one, or pass --skip-git-repo-check")
-            } else if any(&["openai_api_key", "401 unauthorized", "codex login"]) {
-                Some("codex is not logged in: run `codex login`, or set OPENAI_API_KEY")
-            } else {
-                None
-            }
-        }
-        Agent::Gemini => {
-            if any(&["auth method", "gemini_api_key", "when using gemini api"]) {
-                Some("gemini has no credentials: set GEMINI_API_KEY (or GOOGLE_API_KEY), or log in once interactively")
-            } else if any(&["untrusted", "trusted folder"]) {
-                Some("gemini does not trust this folder in headless mode: trust it once interactively, or run it in a trusted folder")
-            } else {
-                None
-            }
-        }
-        Agent::Qwen => {
-            if any(&["openai_api_key", "auth-type", "no auth type", "authentication"]) {
-                Some("qwen has no credentials: pass --auth-type and set its key (OPENAI_API_KEY with --auth-type openai)")
-            } else {
-                None
-            }
-        }
-        Agent::OpenCode => {
-            if any(&["model not found", "providermodelnotfound"]) {
-                Some("opencode does not know this model: give it as provider/model with --model, one the config defines")
-            } else {
-                None
-            }
-        }
-    })
+    agents
+        .iter()
+        .find_map(|&agent| AnyDialect::new(agent).hint(message))
 }
 
 /// The signals that stop `run`, and the agent with it.

@@ -129,6 +129,63 @@ pub(crate) trait Sink {
     ) -> anyhow::Result<()>;
 }
 
+/// An agent's wire format, read into the normalized events: what a dialect must say
+/// (its agent, what each wire type is, how to read a line, what to forget when a run
+/// ends), and what most take as it is (no untyped lines, an unfinished run at the end of
+/// the input, no lint of their own, no hints).
+pub(crate) trait Dialect {
+    /// The agent whose stream this reads (Claude's dialect reads Qwen's too: each run's
+    /// `init` says which).
+    fn agent(&self) -> Agent;
+
+    /// What a wire type is, from the peek alone (a table lookup, no parse).
+    fn classify(&self, name: NameId) -> Class;
+
+    /// Reads one line of a type the dispatcher asked for (see [`AnyDialect::interest`]).
+    fn decode<S: Sink>(
+        &mut self,
+        line: &RawLine<'_>,
+        head: &Head,
+        sink: &mut S,
+    ) -> anyhow::Result<()>;
+
+    /// Forgets what the run being read left (its end was read, or it ends here).
+    fn reset(&mut self);
+
+    /// A JSON object without `type`: whether the dialect read it (else it is a bad line).
+    fn untyped<S: Sink>(&mut self, _line: &RawLine<'_>, _sink: &mut S) -> anyhow::Result<bool> {
+        Ok(false)
+    }
+
+    /// The input ended, or another agent's run begins: the open run ends here. Most
+    /// formats then did not finish the run; one without a terminal event (OpenCode)
+    /// decides now how its run went.
+    fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
+        self.reset();
+        if sink.run_open() {
+            sink.end_run(RunEnd::unfinished())?;
+        }
+        Ok(())
+    }
+
+    /// After [`finish`](Self::finish), where a run of the same agent starts afresh (a run
+    /// boundary, see `detect::Boundaries`): forgets what a run leaves to the next besides
+    /// what `finish` reset, so that the dialect is as a new one.
+    fn start_afresh(&mut self) {}
+
+    /// A rule of the format that `check` reports besides the normalized ones.
+    fn lint(&self, _head: &Head, _line: &[u8]) -> Option<String> {
+        None
+    }
+
+    /// A one-line hint for a line the agent wrote on its stderr, for the failures its
+    /// users run into most (`run` shows it; the messages come from public reports and
+    /// from running the CLIs offline, `../shared/e2e/`).
+    fn hint(&self, _stderr_line: &str) -> Option<&'static str> {
+        None
+    }
+}
+
 /// The dialects, behind one predictable branch per line (static dispatch: each view gets
 /// its own copy of each dialect's reading, inlined).
 pub(crate) enum AnyDialect {
@@ -162,10 +219,6 @@ impl AnyDialect {
         }
     }
 
-    pub fn agent(&self) -> Agent {
-        each!(self, d => d.agent())
-    }
-
     /// A dialect for `agent` that reads every run as `agent`'s (`--agent`): Claude's does
     /// not become Qwen's on a Qwen init, nor the reverse.
     pub fn forced(agent: Agent) -> AnyDialect {
@@ -174,16 +227,6 @@ impl AnyDialect {
             d.fix_agent();
         }
         dialect
-    }
-
-    pub fn classify(&self, name: NameId) -> Class {
-        match self {
-            AnyDialect::Cursor(_) => cursor::classify(name),
-            AnyDialect::Claude(_) => claude::classify(name),
-            AnyDialect::Codex(_) => codex::classify(name),
-            AnyDialect::Gemini(_) => gemini::classify(name),
-            AnyDialect::OpenCode(_) => opencode::classify(name),
-        }
     }
 
     /// The wire types worth decoding for a view that wants `wants`: those that start, end
@@ -199,8 +242,28 @@ impl AnyDialect {
         set
     }
 
-    /// Reads one line of a type in [`interest`](Self::interest).
-    pub fn decode<S: Sink>(
+    /// After [`Dialect::finish`], where a run of `agent` starts afresh: the same dialect,
+    /// forgetting what a run leaves to the next, when it is `agent`'s (it keeps its
+    /// buffers, already grown), else `false` (another agent's dialect is needed).
+    pub fn start_afresh_as(&mut self, agent: Agent) -> bool {
+        if self.agent() != agent {
+            return false;
+        }
+        self.start_afresh();
+        true
+    }
+}
+
+impl Dialect for AnyDialect {
+    fn agent(&self) -> Agent {
+        each!(self, d => d.agent())
+    }
+
+    fn classify(&self, name: NameId) -> Class {
+        each!(self, d => d.classify(name))
+    }
+
+    fn decode<S: Sink>(
         &mut self,
         line: &RawLine<'_>,
         head: &Head,
@@ -209,54 +272,45 @@ impl AnyDialect {
         each!(self, d => d.decode(line, head, sink))
     }
 
-    /// A JSON object without `type`: whether the dialect read it (Codex's legacy format
-    /// has no `type`), else it is a bad line.
-    pub fn untyped<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> anyhow::Result<bool> {
-        match self {
-            AnyDialect::Codex(d) => d.untyped(line, sink),
-            _ => Ok(false),
-        }
+    fn reset(&mut self) {
+        each!(self, d => d.reset())
     }
 
-    /// The input ended, or another agent's run begins: the open run ends here. Most
-    /// formats then did not finish the run; OpenCode has no terminal event and decides
-    /// how its run went now.
-    pub fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
-        match self {
-            AnyDialect::OpenCode(d) => return d.finish(sink),
-            AnyDialect::Codex(d) => return d.finish(sink),
-            _ => {}
-        }
-        each!(self, d => d.reset());
-        if sink.run_open() {
-            sink.end_run(RunEnd::unfinished())?;
-        }
-        Ok(())
+    fn untyped<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> anyhow::Result<bool> {
+        each!(self, d => d.untyped(line, sink))
     }
 
-    /// After [`finish`](Self::finish), where a run of `agent` starts afresh (a run
-    /// boundary, see `detect::run_boundary`): the state a new dialect for `agent` has.
-    /// Returns `false` when that takes a new dialect (another agent). The same dialect is
-    /// kept with its buffers: a new one on every run made `text` 7 % slower on the 1 GiB
-    /// log (its buffers grown again, run after run). `finish` has reset each run's state;
-    /// only Codex's thread outlives a run.
-    pub fn start_afresh(&mut self, agent: Agent) -> bool {
-        if self.agent() != agent {
-            return false;
-        }
-        if let AnyDialect::Codex(d) = self {
-            d.forget_thread();
-        }
-        true
+    fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
+        each!(self, d => d.finish(sink))
     }
 
-    /// A format rule `check` reports besides the normalized ones.
-    pub fn lint(&self, head: &Head, line: &[u8]) -> Option<String> {
-        match self {
-            AnyDialect::Cursor(_) | AnyDialect::Claude(_) => cursor::missing_session_id(head, line),
-            _ => None,
-        }
+    fn start_afresh(&mut self) {
+        each!(self, d => d.start_afresh())
     }
+
+    fn lint(&self, head: &Head, line: &[u8]) -> Option<String> {
+        each!(self, d => d.lint(head, line))
+    }
+
+    fn hint(&self, stderr_line: &str) -> Option<&'static str> {
+        each!(self, d => d.hint(stderr_line))
+    }
+}
+
+/// Whether a line of stderr, lowercased, holds one of `needles` (for [`Dialect::hint`]).
+pub(crate) fn mentions(lowercase: &str, needles: &[&str]) -> bool {
+    needles.iter().any(|n| lowercase.contains(n))
+}
+
+/// Every event has a `session_id` (Cursor's and Claude's rule), but the control messages
+/// that answer Claude's SDK: `check` reports the lines without.
+pub(crate) fn missing_session_id(head: &Head, line: &[u8]) -> Option<String> {
+    let exempt = matches!(
+        head.name,
+        NameId::CONTROL_REQUEST | NameId::CONTROL_RESPONSE
+    );
+    (!exempt && !crate::input::json::has_top_level_key(line, &["session_id"]))
+        .then(|| format!("{} event without session_id", head.type_name))
 }
 
 impl NameId {

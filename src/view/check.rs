@@ -25,7 +25,7 @@ use std::hash::{BuildHasher, RandomState};
 use serde::Serialize;
 
 use crate::agent::event::{Agent, AnswerCheck, Event, Outcome, RunEnd, StatusClass, Wants};
-use crate::agent::{AnyDialect, RawLine};
+use crate::agent::{AnyDialect, Dialect, RawLine};
 use crate::exit::ExitStatus;
 use crate::input::peek::{BadLine, Head, TypeSet};
 use crate::out::Question;

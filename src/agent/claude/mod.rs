@@ -33,24 +33,12 @@ use super::event::{
     ToolKind, ToolOutcome, ToolStatus, Usage, Wants,
 };
 use super::tools;
-use super::{Class, RawLine, Sink};
+use super::{Class, Dialect, RawLine, Sink, mentions};
 use crate::agent::event::Outcome;
 use crate::input::json::rfc3339_ms;
 use crate::input::peek::{Head, NameId};
 use crate::out::diag::unreadable;
 use wire::{Block, BlockKind, DeltaKind, StreamKind};
-
-pub(crate) fn classify(name: NameId) -> Class {
-    match name {
-        NameId::SYSTEM | NameId::RESULT => Class::lifecycle(Wants::NOTICES),
-        NameId::ASSISTANT => Class::content(Wants::TEXT | Wants::THINKING | Wants::TOOLS),
-        NameId::USER => Class::content(Wants::TOOLS),
-        NameId::STREAM_EVENT => Class::content(Wants::TEXT | Wants::THINKING),
-        NameId::RATE_LIMIT_EVENT => Class::noise(Wants::NOTICES),
-        NameId::CONTROL_REQUEST | NameId::CONTROL_RESPONSE => Class::noise(Wants::NONE),
-        _ => Class::UNKNOWN,
-    }
-}
 
 pub(crate) struct Claude {
     /// Claude, or Qwen: each run's init says which.
@@ -70,39 +58,24 @@ pub(crate) struct Claude {
     scratch: Vec<u8>,
 }
 
-impl Claude {
-    pub fn new(agent: Agent) -> Claude {
-        Claude {
-            agent,
-            fixed: false,
-            partial: false,
-            message: 0,
-            streamed_text: Digest::default(),
-            streamed_thinking: Digest::default(),
-            denied: HashSet::new(),
-            hasher: RandomState::new(),
-            scratch: Vec::new(),
-        }
-    }
-
-    pub fn agent(&self) -> Agent {
+impl Dialect for Claude {
+    fn agent(&self) -> Agent {
         self.agent
     }
 
-    /// Reads every run as `self.agent`'s (`--agent`).
-    pub fn fix_agent(&mut self) {
-        self.fixed = true;
+    fn classify(&self, name: NameId) -> Class {
+        match name {
+            NameId::SYSTEM | NameId::RESULT => Class::lifecycle(Wants::NOTICES),
+            NameId::ASSISTANT => Class::content(Wants::TEXT | Wants::THINKING | Wants::TOOLS),
+            NameId::USER => Class::content(Wants::TOOLS),
+            NameId::STREAM_EVENT => Class::content(Wants::TEXT | Wants::THINKING),
+            NameId::RATE_LIMIT_EVENT => Class::noise(Wants::NOTICES),
+            NameId::CONTROL_REQUEST | NameId::CONTROL_RESPONSE => Class::noise(Wants::NONE),
+            _ => Class::UNKNOWN,
+        }
     }
 
-    pub fn reset(&mut self) {
-        self.partial = false;
-        self.message = 0;
-        self.streamed_text.clear();
-        self.streamed_thinking.clear();
-        self.denied.clear();
-    }
-
-    pub fn decode<S: Sink>(
+    fn decode<S: Sink>(
         &mut self,
         line: &RawLine<'_>,
         head: &Head,
@@ -122,6 +95,68 @@ impl Claude {
             },
             _ => Ok(()),
         }
+    }
+
+    fn reset(&mut self) {
+        self.partial = false;
+        self.message = 0;
+        self.streamed_text.clear();
+        self.streamed_thinking.clear();
+        self.denied.clear();
+    }
+
+    fn lint(&self, head: &Head, line: &[u8]) -> Option<String> {
+        super::missing_session_id(head, line)
+    }
+
+    fn hint(&self, stderr_line: &str) -> Option<&'static str> {
+        let m = stderr_line.to_ascii_lowercase();
+        if self.agent == Agent::Qwen {
+            return mentions(&m, &["openai_api_key", "auth-type", "no auth type", "authentication"])
+                .then_some(
+                    "qwen has no credentials: pass --auth-type and set its key (OPENAI_API_KEY with --auth-type openai)",
+                );
+        }
+        if mentions(&m, &["requires --verbose"]) {
+            Some("claude needs --verbose with -p --output-format stream-json")
+        } else if mentions(&m, &["cannot be used with root/sudo"]) {
+            Some(
+                "as root, claude refuses --dangerously-skip-permissions unless IS_SANDBOX=1 is set (in a sandbox only)",
+            )
+        } else if mentions(
+            &m,
+            &[
+                "invalid api key",
+                "please run /login",
+                "not logged in",
+                "authentication_error",
+            ],
+        ) {
+            Some("claude is not logged in: run `claude /login`, or set ANTHROPIC_API_KEY")
+        } else {
+            None
+        }
+    }
+}
+
+impl Claude {
+    pub fn new(agent: Agent) -> Claude {
+        Claude {
+            agent,
+            fixed: false,
+            partial: false,
+            message: 0,
+            streamed_text: Digest::default(),
+            streamed_thinking: Digest::default(),
+            denied: HashSet::new(),
+            hasher: RandomState::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Reads every run as `self.agent`'s (`--agent`).
+    pub fn fix_agent(&mut self) {
+        self.fixed = true;
     }
 
     fn system<S: Sink>(

@@ -26,7 +26,7 @@ use crate::agent::event::{
     Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolCall,
     ToolKind, ToolOutcome, ToolStatus, Wants,
 };
-use crate::agent::{RawLine, Sink};
+use crate::agent::{Dialect, RawLine, Sink};
 use crate::input::json::MaybeStr;
 use crate::input::lenient::{Flag, Num, Object};
 

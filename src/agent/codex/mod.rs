@@ -40,28 +40,12 @@ use super::event::{
     ToolKind, ToolOutcome, ToolStatus, Usage, Wants,
 };
 use super::tools::kind_of;
-use super::{Class, RawLine, Sink};
+use super::{Class, Dialect, RawLine, Sink, mentions};
 use crate::agent::event::Outcome;
 use crate::input::json::{EachElement, KeyIn, MaybeStr, OptStr, plain_bytes};
 use crate::input::lenient::{Count, Num, Object};
 use crate::input::peek::{Head, NameId};
 use crate::out::diag::{Unreadable, unreadable};
-
-pub(crate) fn classify(name: NameId) -> Class {
-    match name {
-        NameId::THREAD_STARTED
-        | NameId::SESSION_CREATED
-        | NameId::TURN_STARTED
-        | NameId::TURN_COMPLETED
-        | NameId::TURN_FAILED => Class::lifecycle(Wants::NONE),
-        NameId::ITEM_STARTED | NameId::ITEM_UPDATED => Class::content(Wants::TOOLS),
-        NameId::ITEM_COMPLETED => Class::content(
-            Wants::TEXT | Wants::THINKING | Wants::TOOLS | Wants::NOTICES | Wants::FINAL,
-        ),
-        NameId::ERROR => Class::noise(Wants::NOTICES),
-        _ => Class::UNKNOWN,
-    }
-}
 
 #[derive(Default)]
 pub(crate) struct Codex {
@@ -233,25 +217,35 @@ const TOOL_ITEMS: &[&str] = &[
     "collab_tool_call",
 ];
 
-impl Codex {
-    pub fn agent(&self) -> Agent {
+impl Dialect for Codex {
+    fn agent(&self) -> Agent {
         Agent::Codex
     }
 
-    /// What a run carries to the next (the thread) is dropped too: the state of a new
-    /// dialect (see `AnyDialect::start_afresh`).
-    pub fn forget_thread(&mut self) {
-        self.thread = None;
+    fn classify(&self, name: NameId) -> Class {
+        match name {
+            NameId::THREAD_STARTED
+            | NameId::SESSION_CREATED
+            | NameId::TURN_STARTED
+            | NameId::TURN_COMPLETED
+            | NameId::TURN_FAILED => Class::lifecycle(Wants::NONE),
+            NameId::ITEM_STARTED | NameId::ITEM_UPDATED => Class::content(Wants::TOOLS),
+            NameId::ITEM_COMPLETED => Class::content(
+                Wants::TEXT | Wants::THINKING | Wants::TOOLS | Wants::NOTICES | Wants::FINAL,
+            ),
+            NameId::ERROR => Class::noise(Wants::NOTICES),
+            _ => Class::UNKNOWN,
+        }
     }
 
-    pub fn reset(&mut self) {
+    fn reset(&mut self) {
         self.started.clear();
         self.last_message.clear();
         self.legacy_error = None;
         self.legacy_usage = None;
     }
 
-    pub fn decode<S: Sink>(
+    fn decode<S: Sink>(
         &mut self,
         line: &RawLine<'_>,
         head: &Head,
@@ -337,6 +331,51 @@ impl Codex {
         }
     }
 
+    /// A line without `type`: the legacy format's.
+    fn untyped<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> anyhow::Result<bool> {
+        legacy::read(self, line, sink)
+    }
+
+    /// The input ended: a legacy run that reported an error and never completed failed.
+    fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
+        let error = self.legacy_error.take();
+        self.reset();
+        if !sink.run_open() {
+            return Ok(());
+        }
+        match error {
+            Some(reason) => sink.end_run(RunEnd {
+                outcome: Outcome::Failed { reason },
+                ..RunEnd::unfinished()
+            }),
+            None => sink.end_run(RunEnd::unfinished()),
+        }
+    }
+
+    /// What a run carries to the next, the thread (a turn started after a finished one is
+    /// a run of the same thread), is forgotten too.
+    fn start_afresh(&mut self) {
+        self.thread = None;
+    }
+
+    fn hint(&self, stderr_line: &str) -> Option<&'static str> {
+        let m = stderr_line.to_ascii_lowercase();
+        if mentions(
+            &m,
+            &["not inside a trusted directory", "skip-git-repo-check"],
+        ) {
+            Some(
+                "codex runs only in a trusted git repository: run it in one, or pass --skip-git-repo-check",
+            )
+        } else if mentions(&m, &["openai_api_key", "401 unauthorized", "codex login"]) {
+            Some("codex is not logged in: run `codex login`, or set OPENAI_API_KEY")
+        } else {
+            None
+        }
+    }
+}
+
+impl Codex {
     fn start<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
         self.reset();
         let mut info = RunInfo::new(Agent::Codex);
@@ -402,27 +441,6 @@ impl Codex {
                 })
             }
             _ => Ok(()),
-        }
-    }
-
-    /// A line without `type`: the legacy format's.
-    pub fn untyped<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> anyhow::Result<bool> {
-        legacy::read(self, line, sink)
-    }
-
-    /// The input ended: a legacy run that reported an error and never completed failed.
-    pub fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
-        let error = self.legacy_error.take();
-        self.reset();
-        if !sink.run_open() {
-            return Ok(());
-        }
-        match error {
-            Some(reason) => sink.end_run(RunEnd {
-                outcome: Outcome::Failed { reason },
-                ..RunEnd::unfinished()
-            }),
-            None => sink.end_run(RunEnd::unfinished()),
         }
     }
 }

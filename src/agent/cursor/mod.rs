@@ -27,27 +27,12 @@ use super::event::{
     ToolStatus, Usage, Wants,
 };
 use super::tools;
-use super::{Class, RawLine, Sink};
+use super::{Class, Dialect, RawLine, Sink, mentions};
 use crate::agent::event::Outcome;
-use crate::input::json::has_top_level_key;
 use crate::input::peek::{Head, NameId};
 use crate::out::diag::unreadable;
 use answer::Answer;
 use tool_call::{CallResult, OutcomeSummary, Payload, Phase, ToolCallEvent, read_tool_call};
-
-pub(crate) fn classify(name: NameId) -> Class {
-    match name {
-        NameId::SYSTEM | NameId::RESULT => Class::lifecycle(Wants::NONE),
-        NameId::USER => Class::content(Wants::NONE),
-        NameId::ASSISTANT => Class::content(Wants::TEXT),
-        NameId::THINKING => Class::content(Wants::THINKING),
-        // A tool call also ends a segment of the answer.
-        NameId::TOOL_CALL => Class::content(Wants::TEXT.union(Wants::TOOLS)),
-        NameId::CONNECTION | NameId::RETRY => Class::noise(Wants::NOTICES),
-        NameId::INTERACTION_QUERY => Class::noise(Wants::NONE),
-        _ => Class::UNKNOWN,
-    }
-}
 
 #[derive(Default)]
 pub(crate) struct Cursor {
@@ -55,12 +40,26 @@ pub(crate) struct Cursor {
     thinking: Vec<u8>,
 }
 
-impl Cursor {
-    pub fn agent(&self) -> Agent {
+impl Dialect for Cursor {
+    fn agent(&self) -> Agent {
         Agent::Cursor
     }
 
-    pub fn decode<S: Sink>(
+    fn classify(&self, name: NameId) -> Class {
+        match name {
+            NameId::SYSTEM | NameId::RESULT => Class::lifecycle(Wants::NONE),
+            NameId::USER => Class::content(Wants::NONE),
+            NameId::ASSISTANT => Class::content(Wants::TEXT),
+            NameId::THINKING => Class::content(Wants::THINKING),
+            // A tool call also ends a segment of the answer.
+            NameId::TOOL_CALL => Class::content(Wants::TEXT.union(Wants::TOOLS)),
+            NameId::CONNECTION | NameId::RETRY => Class::noise(Wants::NOTICES),
+            NameId::INTERACTION_QUERY => Class::noise(Wants::NONE),
+            _ => Class::UNKNOWN,
+        }
+    }
+
+    fn decode<S: Sink>(
         &mut self,
         line: &RawLine<'_>,
         head: &Head,
@@ -116,10 +115,61 @@ impl Cursor {
     }
 
     /// A run ended: nothing of it is kept.
-    pub fn reset(&mut self) {
+    fn reset(&mut self) {
         self.answer.reset();
     }
 
+    fn lint(&self, head: &Head, line: &[u8]) -> Option<String> {
+        super::missing_session_id(head, line)
+    }
+
+    fn hint(&self, stderr_line: &str) -> Option<&'static str> {
+        let m = stderr_line.to_ascii_lowercase();
+        if mentions(&m, &["workspace trust", "trust this directory", "--trust"]) {
+            Some(
+                "the agent does not trust this directory yet: pass --trust to it (or run `agent` here once)",
+            )
+        } else if mentions(
+            &m,
+            &[
+                "not authenticated",
+                "authentication required",
+                "not logged in",
+                "agent login",
+                "unauthorized",
+                "invalid api key",
+            ],
+        ) {
+            Some("the agent is not logged in: run `agent login`, or set CURSOR_API_KEY")
+        } else if mentions(
+            &m,
+            &[
+                "usage limit",
+                "rate limit",
+                "quota",
+                "you've hit your",
+                "too many requests",
+            ],
+        ) {
+            Some("the account's usage limit is reached: wait for it to reset, or use another model")
+        } else if mentions(
+            &m,
+            &[
+                "unknown model",
+                "model not found",
+                "cannot use this model",
+                "invalid model",
+                "not a valid model",
+            ],
+        ) {
+            Some("the model is not available to this account: check the --model value")
+        } else {
+            None
+        }
+    }
+}
+
+impl Cursor {
     fn system<S: Sink>(
         &mut self,
         line: &RawLine<'_>,
@@ -374,15 +424,4 @@ fn transport<'a>(head: &Head, line: &[u8]) -> Option<Notice<'a>> {
         kind,
         text: Cow::Owned(text),
     })
-}
-
-/// Cursor (and Claude) put `session_id` on every line: `check` reports the lines without.
-/// (Claude's control messages, which answer the SDK, have none.)
-pub(crate) fn missing_session_id(head: &Head, line: &[u8]) -> Option<String> {
-    let exempt = matches!(
-        head.name,
-        NameId::CONTROL_REQUEST | NameId::CONTROL_RESPONSE
-    );
-    (!exempt && !has_top_level_key(line, &["session_id"]))
-        .then(|| format!("{} event without session_id", head.type_name))
 }

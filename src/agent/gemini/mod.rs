@@ -31,7 +31,7 @@ use super::event::{
     ToolOutcome, ToolStatus, Usage, Wants,
 };
 use super::tools;
-use super::{Class, RawLine, Sink};
+use super::{Class, Dialect, RawLine, Sink, mentions};
 use crate::agent::event::Outcome;
 use crate::input::json::{
     MaybeStr, append_escaped, is_string_text, plain_value, rfc3339_ms, string_body,
@@ -39,18 +39,6 @@ use crate::input::json::{
 use crate::input::lenient::{Num, Object};
 use crate::input::peek::{Head, NameId, fast_paths};
 use crate::out::diag::Unreadable;
-
-pub(crate) fn classify(name: NameId) -> Class {
-    match name {
-        NameId::INIT | NameId::RESULT => Class::lifecycle(Wants::NONE),
-        NameId::MESSAGE => Class::content(Wants::TEXT | Wants::FINAL),
-        NameId::TOOL_USE | NameId::TOOL_RESULT => {
-            Class::content(Wants::TEXT | Wants::FINAL | Wants::TOOLS)
-        }
-        NameId::ERROR => Class::noise(Wants::NOTICES),
-        _ => Class::UNKNOWN,
-    }
-}
 
 /// The notice the CLI (0.13–0.25) sends as the first assistant delta when the prompt is
 /// given with `-p`.
@@ -151,17 +139,29 @@ struct Stats {
     duration_ms: Num,
 }
 
-impl Gemini {
-    pub fn agent(&self) -> Agent {
+impl Dialect for Gemini {
+    fn agent(&self) -> Agent {
         Agent::Gemini
     }
 
-    pub fn reset(&mut self) {
+    fn classify(&self, name: NameId) -> Class {
+        match name {
+            NameId::INIT | NameId::RESULT => Class::lifecycle(Wants::NONE),
+            NameId::MESSAGE => Class::content(Wants::TEXT | Wants::FINAL),
+            NameId::TOOL_USE | NameId::TOOL_RESULT => {
+                Class::content(Wants::TEXT | Wants::FINAL | Wants::TOOLS)
+            }
+            NameId::ERROR => Class::noise(Wants::NOTICES),
+            _ => Class::UNKNOWN,
+        }
+    }
+
+    fn reset(&mut self) {
         self.answered = false;
         self.last_segment.clear();
     }
 
-    pub fn decode<S: Sink>(
+    fn decode<S: Sink>(
         &mut self,
         line: &RawLine<'_>,
         head: &Head,
@@ -321,6 +321,26 @@ impl Gemini {
         }
     }
 
+    fn hint(&self, stderr_line: &str) -> Option<&'static str> {
+        let m = stderr_line.to_ascii_lowercase();
+        if mentions(
+            &m,
+            &["auth method", "gemini_api_key", "when using gemini api"],
+        ) {
+            Some(
+                "gemini has no credentials: set GEMINI_API_KEY (or GOOGLE_API_KEY), or log in once interactively",
+            )
+        } else if mentions(&m, &["untrusted", "trusted folder"]) {
+            Some(
+                "gemini does not trust this folder in headless mode: trust it once interactively, or run it in a trusted folder",
+            )
+        } else {
+            None
+        }
+    }
+}
+
+impl Gemini {
     /// An assistant delta (its text is UTF-8: read from a JSON string).
     fn assistant<S: Sink>(&mut self, text: &[u8], sink: &mut S) -> anyhow::Result<()> {
         let wants = sink.wants();

@@ -32,24 +32,12 @@ use super::event::{
     ToolOutcome, ToolStatus, Usage, Wants,
 };
 use super::tools;
-use super::{Class, RawLine, Sink};
+use super::{Class, Dialect, RawLine, Sink, mentions};
 use crate::agent::event::Outcome;
 use crate::input::json::MaybeStr;
 use crate::input::lenient::{Num, Object};
 use crate::input::peek::{Head, NameId};
 use crate::out::diag::Unreadable;
-
-pub(crate) fn classify(name: NameId) -> Class {
-    match name {
-        NameId::STEP_START | NameId::STEP_FINISH | NameId::ERROR | NameId::DONE => {
-            Class::lifecycle(Wants::NOTICES)
-        }
-        NameId::TEXT => Class::content(Wants::TEXT | Wants::FINAL),
-        NameId::REASONING => Class::content(Wants::THINKING),
-        NameId::TOOL_USE => Class::content(Wants::TOOLS | Wants::TEXT),
-        _ => Class::UNKNOWN,
-    }
-}
 
 #[derive(Default)]
 pub(crate) struct OpenCode {
@@ -185,16 +173,28 @@ fn is_refusal(error: &str) -> bool {
         || error.starts_with("The user has specified a rule which prevents")
 }
 
-impl OpenCode {
-    pub fn agent(&self) -> Agent {
+impl Dialect for OpenCode {
+    fn agent(&self) -> Agent {
         Agent::OpenCode
     }
 
-    pub fn reset(&mut self) {
+    fn classify(&self, name: NameId) -> Class {
+        match name {
+            NameId::STEP_START | NameId::STEP_FINISH | NameId::ERROR | NameId::DONE => {
+                Class::lifecycle(Wants::NOTICES)
+            }
+            NameId::TEXT => Class::content(Wants::TEXT | Wants::FINAL),
+            NameId::REASONING => Class::content(Wants::THINKING),
+            NameId::TOOL_USE => Class::content(Wants::TOOLS | Wants::TEXT),
+            _ => Class::UNKNOWN,
+        }
+    }
+
+    fn reset(&mut self) {
         *self = OpenCode::default();
     }
 
-    pub fn decode<S: Sink>(
+    fn decode<S: Sink>(
         &mut self,
         line: &RawLine<'_>,
         head: &Head,
@@ -295,6 +295,45 @@ impl OpenCode {
         }
     }
 
+    /// The run ends here (the input ended, another session began, or `done`): how it went
+    /// is decided now, since the stream has no terminal event.
+    fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
+        if !sink.run_open() {
+            self.reset();
+            return Ok(());
+        }
+        let outcome = match self.error.take() {
+            Some(reason) => Outcome::Failed { reason },
+            None if self.stopped => Outcome::Succeeded,
+            None => Outcome::NoEnd,
+        };
+        let succeeded = outcome == Outcome::Succeeded;
+        let final_text =
+            (succeeded && sink.wants().has(Wants::FINAL)).then_some(&self.step_text[..]);
+        let result = sink.end_run(RunEnd {
+            outcome,
+            final_text,
+            answer: AnswerCheck::Unchecked,
+            usage: self.usage,
+            duration_ms: self
+                .first_ms
+                .zip(self.last_ms)
+                .map(|(a, b)| b.saturating_sub(a)),
+            native_json: None,
+        });
+        self.reset();
+        result
+    }
+
+    fn hint(&self, stderr_line: &str) -> Option<&'static str> {
+        let m = stderr_line.to_ascii_lowercase();
+        mentions(&m, &["model not found", "providermodelnotfound"]).then_some(
+            "opencode does not know this model: give it as provider/model with --model, one the config defines",
+        )
+    }
+}
+
+impl OpenCode {
     /// A line of session `session`: a run of its own when it is not the open run's.
     fn enter<S: Sink>(&mut self, session: Option<&str>, sink: &mut S) -> anyhow::Result<()> {
         if sink.run_open() {
@@ -355,35 +394,5 @@ impl OpenCode {
             effect,
             ended_ms: time.end.as_u64(),
         })
-    }
-
-    /// The run ends here (the input ended, another session began, or `done`): how it went
-    /// is decided now, since the stream has no terminal event.
-    pub fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
-        if !sink.run_open() {
-            self.reset();
-            return Ok(());
-        }
-        let outcome = match self.error.take() {
-            Some(reason) => Outcome::Failed { reason },
-            None if self.stopped => Outcome::Succeeded,
-            None => Outcome::NoEnd,
-        };
-        let succeeded = outcome == Outcome::Succeeded;
-        let final_text =
-            (succeeded && sink.wants().has(Wants::FINAL)).then_some(&self.step_text[..]);
-        let result = sink.end_run(RunEnd {
-            outcome,
-            final_text,
-            answer: AnswerCheck::Unchecked,
-            usage: self.usage,
-            duration_ms: self
-                .first_ms
-                .zip(self.last_ms)
-                .map(|(a, b)| b.saturating_sub(a)),
-            native_json: None,
-        });
-        self.reset();
-        result
     }
 }
