@@ -152,7 +152,7 @@ done
 for what in "text|$DELTAS|deltas" "text|$NOFLUSH|deltas never flushed" "text|$CLAUDE|Claude" \
   "tools --json|$CLAUDE|Claude" "text|$CODEX|Codex" "tools --json|$CODEX|Codex" \
   "text|$GEMINI|Gemini" "tools --json|$GEMINI|Gemini" "stats|${PARTS[*]}|8 files" \
-  "events --last-session|$NOFLUSH|deltas never flushed, one run"; do
+  "events --last-run|$NOFLUSH|deltas never flushed, one run"; do
   IFS='|' read -r args file label <<<"$what"
   # shellcheck disable=SC2086 # the arguments, and the 8 files, are words
   /usr/bin/time -f "%M" -o "$RESULTS/mem.tmp" "$BIN" $args $file >/dev/null 2>&1 || true

@@ -169,7 +169,7 @@ Examples:
     #[command(after_help = "\
 Examples:
   cursor-stream events --type tool_call --subtype completed --tool shell logs/*.ndjson
-  cursor-stream events --last-session logs/all.ndjson > last-run.ndjson
+  cursor-stream events --last-run logs/all.ndjson > last-run.ndjson
   cursor-stream events -c --type thinking run.ndjson
   cursor-stream events --invert --type assistant,thinking run.ndjson
   cursor-stream events --type item.completed codex.jsonl      types are the agent's own")]
@@ -332,10 +332,10 @@ pub struct EventsArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
 
-    /// Only the events of the last run in the input (held until the end: past 2 MiB in
-    /// a temporary file in TMPDIR).
-    #[arg(long)]
-    pub last_session: bool,
+    /// Only the lines of the last run in the input, and those before it since the run
+    /// before ended (held until the end: past 2 MiB in a temporary file in TMPDIR).
+    #[arg(long, alias = "last-session")]
+    pub last_run: bool,
 
     /// Print the number of matching events instead.
     #[arg(short = 'c', long)]

@@ -118,7 +118,7 @@ impl Config {
             Command::Events(a) => (
                 ViewChoice::Events(EventsOptions {
                     filter: a.filter.into_filter(),
-                    last_session: a.last_session,
+                    last_run: a.last_run,
                     count: a.count,
                 }),
                 a.input,

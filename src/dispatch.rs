@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::agent::calls::{Calls, Matched};
 use crate::agent::digest::Digest;
 use crate::agent::event::{
-    Agent, AnswerCheck, Effect, Event, RunEnd, RunInfo, ToolCall, ToolEnd, ToolOutcome, ToolStatus,
+    Agent, AnswerCheck, Effect, Event, RunEnd, RunInfo, ToolCall, ToolEnd, ToolEndRaw, ToolStatus,
     Wants,
 };
 use crate::agent::{AnyDialect, Dialect, RawLine, Sink, detect};
@@ -37,7 +37,7 @@ use crate::handler::Handler;
 use crate::input::line_buffer::Line;
 use crate::input::line_buffer::LineTooLong;
 use crate::input::peek::{BadLine, Head, NameId, Peeked, TypeSet};
-use crate::input::reader::{Batch, LineInfo, Next, Reader, Setup};
+use crate::input::reader::{Batch, LineInfo, Next, ReadThread, Setup};
 use crate::out::diag::Unreadable;
 use crate::runs::Runs;
 
@@ -151,7 +151,7 @@ pub(crate) struct Dispatcher<D> {
 
 /// The current input's dialect, or the lines held until the agent is known.
 enum Slot {
-    Undecided(Held),
+    Undecided(HeldLines),
     Ready {
         dialect: AnyDialect,
         /// The wire types worth decoding for the view.
@@ -160,7 +160,7 @@ enum Slot {
 }
 
 #[derive(Default)]
-struct Held {
+struct HeldLines {
     data: Vec<u8>,
     lines: Vec<HeldLine>,
 }
@@ -179,7 +179,7 @@ impl<D: Driven> Dispatcher<D> {
         Dispatcher {
             checked: checked_types(&handler),
             engine: Engine::new(handler),
-            slot: Slot::Undecided(Held::default()),
+            slot: Slot::Undecided(HeldLines::default()),
             forced: None,
             max_line,
             buffer_size: crate::input::line_buffer::DEFAULT_CAPACITY,
@@ -247,7 +247,7 @@ impl<D: Driven> Dispatcher<D> {
             first_line,
             ..Setup::new(self.buffer_size, self.max_line, self.checked)
         };
-        let mut reader = Reader::spawn(rdr, setup)?;
+        let mut reader = ReadThread::spawn(rdr, setup)?;
         loop {
             let batch = match reader.poll() {
                 Ok(Next::Batch(batch)) => batch,
@@ -304,7 +304,7 @@ impl<D: Driven> Dispatcher<D> {
                 let interest = dialect.interest(self.engine.wants);
                 Slot::Ready { dialect, interest }
             }
-            None => Slot::Undecided(Held::default()),
+            None => Slot::Undecided(HeldLines::default()),
         };
     }
 
@@ -548,7 +548,7 @@ fn same_dialect(a: Agent, b: Agent) -> bool {
     family(a) == family(b)
 }
 
-impl Held {
+impl HeldLines {
     fn push(&mut self, line: &Line<'_>, peeked: &Peeked) {
         let start = self.data.len();
         self.data.extend_from_slice(line.raw);
@@ -684,7 +684,7 @@ impl<D: Driven> Sink for Engine<D> {
         }
     }
 
-    fn tool_ended(&mut self, end: ToolOutcome<'_>) -> anyhow::Result<()> {
+    fn tool_ended(&mut self, end: ToolEndRaw<'_>) -> anyhow::Result<()> {
         let matched = self.calls.end(end.call.id.as_deref());
         let (started, seq, call) = match &matched {
             Matched::Again => return Ok(()),

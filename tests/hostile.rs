@@ -570,7 +570,7 @@ fn the_last_session_of_a_large_log_is_held_in_a_temporary_file_not_in_memory() {
     .unwrap();
 
     let out = Command::new(BIN)
-        .args(["events", "--last-session"])
+        .args(["events", "--last-run"])
         .arg(&path)
         .output()
         .unwrap();
@@ -587,7 +587,7 @@ fn the_last_session_of_a_large_log_is_held_in_a_temporary_file_not_in_memory() {
     let second_end = log.len() - last_run.len();
     std::fs::write(&two_runs, &log[..second_end]).unwrap();
     let out = Command::new(BIN)
-        .args(["events", "--last-session"])
+        .args(["events", "--last-run"])
         .arg(&two_runs)
         .output()
         .unwrap();
@@ -600,8 +600,8 @@ fn the_last_session_of_a_large_log_is_held_in_a_temporary_file_not_in_memory() {
         "the 40 MiB run"
     );
 
-    let small = peak_kib(&["events", "--last-session"], &small_path);
-    let large = peak_kib(&["events", "--last-session"], &two_runs);
+    let small = peak_kib(&["events", "--last-run"], &small_path);
+    let large = peak_kib(&["events", "--last-run"], &two_runs);
     assert!(
         large < small + 8 * 1024,
         "{large} KiB for a 40 MiB last run, {small} KiB for 4 KiB"
@@ -609,7 +609,7 @@ fn the_last_session_of_a_large_log_is_held_in_a_temporary_file_not_in_memory() {
 
     // No temporary file can be made: the run is held in memory, nothing is lost.
     let out = Command::new(BIN)
-        .args(["events", "--last-session"])
+        .args(["events", "--last-run"])
         .arg(&path)
         .env("TMPDIR", dir.path().join("no-such-dir"))
         .output()

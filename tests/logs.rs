@@ -132,14 +132,11 @@ fn events_count_invert_and_exit_status() {
 #[test]
 fn events_by_session_and_last_session() {
     let two = fixture("two-runs.ndjson");
-    let (_, last, _) = output(&["events", "--last-session"], &two);
+    let (_, last, _) = output(&["events", "--last-run"], &two);
     assert_eq!(last, std::fs::read(fixture("parallel.ndjson")).unwrap());
     let (_, first, _) = output(&["events", "--session", "0b7e4d21"], &two);
     assert_eq!(first, std::fs::read(fixture("nopartial.ndjson")).unwrap());
-    let (_, count, _) = output(
-        &["events", "--last-session", "-c", "--type", "tool_call"],
-        &two,
-    );
+    let (_, count, _) = output(&["events", "--last-run", "-c", "--type", "tool_call"], &two);
     assert_eq!(count, b"4\n");
 }
 
@@ -872,7 +869,8 @@ fn lines_between_runs_belong_to_the_run_they_start() {
             "--session {id}"
         );
     }
-    // Every line of the Claude run, from its first hook on.
+    // Every line of the Claude run, from its first hook on (`--last-session` is the name
+    // `--last-run` had).
     let (_, last, _) = output(&["events", "--last-session"], &log);
     let claude_run = std::fs::read(agent_fixture("claude/hooks-before-init.ndjson")).unwrap();
     assert_eq!(
@@ -884,7 +882,7 @@ fn lines_between_runs_belong_to_the_run_they_start() {
     let claude_then_qwen = dir.path().join("claude-then-qwen.ndjson");
     let qwen_run = std::fs::read(agent_fixture("qwen/plain.ndjson")).unwrap();
     std::fs::write(&claude_then_qwen, [claude_run, qwen_run].concat()).unwrap();
-    let asked = ["events", "--last-session", "--type", "rate_limit_event"];
+    let asked = ["events", "--last-run", "--type", "rate_limit_event"];
     let (_, last, _) = output(&asked, &claude_then_qwen);
     assert_eq!(String::from_utf8_lossy(&last), "");
     let (_, last, _) = output(&asked, &log);

@@ -255,7 +255,7 @@ impl<'a> ToolCall<'a> {
 
 /// How a tool call ended, as the dialect read it from the end event.
 #[derive(Debug)]
-pub(crate) struct ToolOutcome<'a> {
+pub(crate) struct ToolEndRaw<'a> {
     /// The call as the end event describes it (its id, and what it repeats of the call).
     pub call: ToolCall<'a>,
     pub status: ToolStatus<'a>,

@@ -29,7 +29,7 @@ use std::fmt::Display;
 
 use crate::input::peek::{Head, NameId, TypeSet};
 use crate::out::diag::Unreadable;
-use event::{Agent, Event, RunEnd, RunInfo, ToolCall, ToolOutcome, Wants};
+use event::{Agent, Event, RunEnd, RunInfo, ToolCall, ToolEndRaw, Wants};
 
 /// A line, as the dialects and the raw views see it.
 #[derive(Debug, Clone, Copy)]
@@ -113,7 +113,7 @@ pub(crate) trait Sink {
     /// A tool call starts (paired with its end by the sink).
     fn tool_started(&mut self, call: ToolCall<'_>) -> anyhow::Result<()>;
     /// A tool call ends.
-    fn tool_ended(&mut self, end: ToolOutcome<'_>) -> anyhow::Result<()>;
+    fn tool_ended(&mut self, end: ToolEndRaw<'_>) -> anyhow::Result<()>;
     /// The open run ends. `end.answer` is filled in by the sink.
     fn end_run(&mut self, end: RunEnd<'_>) -> anyhow::Result<()>;
     /// The agent's terminal event was seen (`run` stops an agent that lingers after it),

@@ -93,7 +93,7 @@ impl Batch {
 }
 
 /// What the dispatcher holds of the reading thread.
-pub(crate) struct Reader {
+pub(crate) struct ReadThread {
     batches: Receiver<io::Result<Batch>>,
     spares: Sender<Batch>,
     /// Joined once the thread has said it is done, so that no thread outlives a whole
@@ -110,10 +110,10 @@ pub(crate) enum Next {
     End,
 }
 
-impl Reader {
+impl ReadThread {
     /// Starts reading `rdr` on its own thread. The thread ends at the end of the input, at
-    /// a read error (passed on), or when the `Reader` is dropped and it next sends.
-    pub fn spawn<R: Read + Send + 'static>(rdr: R, setup: Setup) -> io::Result<Reader> {
+    /// a read error (passed on), or when the `ReadThread` is dropped and it next sends.
+    pub fn spawn<R: Read + Send + 'static>(rdr: R, setup: Setup) -> io::Result<ReadThread> {
         let buffers = setup.buffers.max(2);
         let (batch_tx, batches) = mpsc::sync_channel(buffers);
         let (spares, spare_rx) = mpsc::channel();
@@ -134,7 +134,7 @@ impl Reader {
                 };
                 read_lines(lines, pool, batch_tx, setup.checked)
             })?;
-        Ok(Reader {
+        Ok(ReadThread {
             batches,
             spares,
             thread: Some(thread),
@@ -176,7 +176,7 @@ impl Reader {
         let _ = self.spares.send(batch);
     }
 
-    /// Where other threads give batches back (those [`Reader::wait`] handed on).
+    /// Where other threads give batches back (those [`ReadThread::wait`] handed on).
     pub fn recycler(&self) -> Sender<Batch> {
         self.spares.clone()
     }
@@ -302,7 +302,7 @@ mod tests {
     use crate::input::peek::NameId;
 
     fn all_lines(input: &'static [u8]) -> Vec<(String, Option<NameId>)> {
-        let mut reader = Reader::spawn(input, Setup::new(16, None, TypeSet::NONE)).unwrap();
+        let mut reader = ReadThread::spawn(input, Setup::new(16, None, TypeSet::NONE)).unwrap();
         let mut out = Vec::new();
         while let Some(batch) = reader.wait().unwrap() {
             for info in &batch.lines {
@@ -342,7 +342,7 @@ mod tests {
                 Err(io::Error::other("disk on fire"))
             }
         }
-        let mut reader = Reader::spawn(Failing, Setup::new(16, None, TypeSet::NONE)).unwrap();
+        let mut reader = ReadThread::spawn(Failing, Setup::new(16, None, TypeSet::NONE)).unwrap();
         let err = reader.wait().err().unwrap();
         assert_eq!(err.to_string(), "disk on fire");
     }

@@ -1,4 +1,4 @@
-//! Output held back until the end (`events --last-session`, the sections of `transcript
+//! Output held back until the end (`events --last-run`, the sections of `transcript
 //! --full`), in memory up to [`IN_MEMORY`] and past it in an unnamed temporary file, so
 //! that memory stays flat however large the held part of the log grows.
 //!

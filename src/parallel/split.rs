@@ -37,7 +37,7 @@ use crate::config::Config;
 use crate::dispatch::{Dispatcher, Driven, checked_types};
 use crate::exit::ExitStatus;
 use crate::input::Input;
-use crate::input::reader::{Batch, Reader, Setup};
+use crate::input::reader::{Batch, ReadThread, Setup};
 use crate::out::diag::Diag;
 use crate::out::{Output, OutputMode};
 use crate::runs::Runs;
@@ -161,7 +161,7 @@ pub(crate) fn drive<V: View>(
         buffers: 2 * jobs + 2,
         ..Setup::new(WORKER_BUFFER, config.max_line, checked_types(&handler))
     };
-    let reader = match Reader::spawn(file, setup) {
+    let reader = match ReadThread::spawn(file, setup) {
         Ok(reader) => reader,
         Err(e) => return Ok(Err(e.into())),
     };
@@ -195,7 +195,7 @@ pub(crate) fn drive<V: View>(
 
 /// The dealer: the batches to the workers in turns, a part to each.
 fn deal<V: View>(
-    mut reader: Reader,
+    mut reader: ReadThread,
     proto: V,
     workers: Vec<SyncSender<Work<V>>>,
     parts: SyncSender<Gathered<V>>,

@@ -20,7 +20,7 @@ use crate::view::{Ctx, View};
 pub struct EventsOptions {
     pub filter: EventFilter,
     /// Only the events of the last run in the input.
-    pub last_session: bool,
+    pub last_run: bool,
     /// Print the number of matching events instead of the events.
     pub count: bool,
 }
@@ -29,7 +29,7 @@ pub struct EventsView {
     opts: EventsOptions,
     matched: u64,
     facts: LineFacts,
-    /// With `--last-session`: the current run's matching lines, written at the end.
+    /// With `--last-run`: the current run's matching lines, written at the end.
     held: HeldOutput,
     /// Where the last run ended (input and line): the next event line starts the next
     /// run's lines.
@@ -49,7 +49,7 @@ impl EventsView {
 
     /// Writes (or holds, or counts) a line. Only events are counted; blank and bad
     /// lines that pass are written but are not events.
-    /// With `--last-session`: what was held is the last run's, and a new run begins.
+    /// With `--last-run`: what was held is the last run's, and a new run begins.
     fn next_run(&mut self) -> anyhow::Result<()> {
         self.run_ended = None;
         self.held.clear()?;
@@ -68,7 +68,7 @@ impl EventsView {
         if self.opts.count {
             return Ok(());
         }
-        if self.opts.last_session {
+        if self.opts.last_run {
             return self.held.push(raw);
         }
         ctx.write_line(raw, offset)?;
@@ -102,10 +102,10 @@ impl View for EventsView {
     /// leaves where they are in the file ([`Ctx::write_line`]) rather than the bytes,
     /// since a later input's worker may only run a bounded buffer ahead of the output
     /// (with the bytes, 8 files took 0.55 s in parallel against 0.43 s one after
-    /// another). `--last-session` keeps the last run of all the inputs: one view reads
+    /// another). `--last-run` keeps the last run of all the inputs: one view reads
     /// them in turn.
     fn fork(&self) -> Option<Self> {
-        (!self.opts.last_session).then(|| EventsView::new(self.opts.clone()))
+        (!self.opts.last_run).then(|| EventsView::new(self.opts.clone()))
     }
 
     fn merge(&mut self, later: Self) {
@@ -119,11 +119,11 @@ impl View for EventsView {
         Ok(())
     }
 
-    /// With `--last-session`, a run's lines are those after the last run's end, from the
+    /// With `--last-run`, a run's lines are those after the last run's end, from the
     /// first event line: the lines before its start that belong to it (Claude's hooks
     /// before its `init`) are kept with it.
     fn run_end(&mut self, _end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        if self.opts.last_session {
+        if self.opts.last_run {
             self.run_ended = Some((ctx.diag.inputs(), ctx.diag.line()));
         }
         Ok(())
@@ -170,7 +170,7 @@ impl View for EventsView {
         if self.opts.count {
             ctx.out
                 .write_out(format!("{}\n", self.matched).as_bytes())?;
-        } else if self.opts.last_session {
+        } else if self.opts.last_run {
             self.held.write_to(&mut ctx.out)?;
         }
         Ok(())

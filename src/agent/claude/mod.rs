@@ -30,7 +30,7 @@ use serde_json::value::RawValue;
 use super::digest::Digest;
 use super::event::{
     Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolCall,
-    ToolKind, ToolOutcome, ToolStatus, Usage, Wants,
+    ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
 };
 use super::tools;
 use super::{Class, Dialect, RawLine, Sink, mentions};
@@ -399,7 +399,7 @@ impl Claude {
         msg: &wire::Message<'a>,
         at_ms: Option<u64>,
         wants: Wants,
-    ) -> ToolOutcome<'a> {
+    ) -> ToolEndRaw<'a> {
         let id = block.tool_use_id.clone();
         let mut call = ToolCall::new("unknown", ToolKind::Other);
         call.parent = msg.parent_tool_use_id.0.clone();
@@ -425,7 +425,7 @@ impl Claude {
             Effect::default()
         };
         call.id = id;
-        ToolOutcome {
+        ToolEndRaw {
             call,
             status,
             result: block

@@ -24,7 +24,7 @@ use super::{Codex, TurnUsage};
 use crate::agent::event::Outcome;
 use crate::agent::event::{
     Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolCall,
-    ToolKind, ToolOutcome, ToolStatus, Wants,
+    ToolEndRaw, ToolKind, ToolStatus, Wants,
 };
 use crate::agent::{Dialect, RawLine, Sink};
 use crate::input::json::MaybeStr;
@@ -195,7 +195,7 @@ fn event<S: Sink>(
                     .map(Cow::into_owned),
                 ..Effect::default()
             };
-            sink.tool_ended(ToolOutcome {
+            sink.tool_ended(ToolEndRaw {
                 call,
                 status: if ok {
                     ToolStatus::success()

@@ -37,7 +37,7 @@ use serde_json::value::RawValue;
 
 use super::event::{
     Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolCall,
-    ToolKind, ToolOutcome, ToolStatus, Usage, Wants,
+    ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
 };
 use super::tools::kind_of;
 use super::{Class, Dialect, RawLine, Sink, mentions};
@@ -430,7 +430,7 @@ impl Codex {
                     sink.tool_started(call.clone())?;
                 }
                 let (status, effect) = status_and_effect(&item, wants);
-                sink.tool_ended(ToolOutcome {
+                sink.tool_ended(ToolEndRaw {
                     call,
                     status,
                     result: Some(raw)

@@ -23,7 +23,7 @@ use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
 use super::event::{
-    Agent, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolKind, ToolOutcome,
+    Agent, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolEndRaw, ToolKind,
     ToolStatus, Usage, Wants,
 };
 use super::tools;
@@ -333,7 +333,7 @@ fn read_and_emit<'a, P: Kept<'a>, S: Sink>(
                 Some(summary) => effect(&summary, kind, status.class == StatusClass::Ok),
                 None => Effect::default(),
             };
-            sink.tool_ended(ToolOutcome {
+            sink.tool_ended(ToolEndRaw {
                 call,
                 status,
                 result,

@@ -28,7 +28,7 @@ use serde_json::value::RawValue;
 
 use super::event::{
     Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolCall,
-    ToolOutcome, ToolStatus, Usage, Wants,
+    ToolEndRaw, ToolStatus, Usage, Wants,
 };
 use super::tools;
 use super::{Class, Dialect, RawLine, Sink, mentions};
@@ -251,7 +251,7 @@ impl Dialect for Gemini {
                 };
                 let mut call = ToolCall::new("unknown", super::event::ToolKind::Other);
                 call.id = ev.tool_id.0;
-                sink.tool_ended(ToolOutcome {
+                sink.tool_ended(ToolEndRaw {
                     call,
                     status,
                     result: ev

@@ -29,7 +29,7 @@ use serde_json::value::RawValue;
 
 use super::event::{
     Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass,
-    ToolOutcome, ToolStatus, Usage, Wants,
+    ToolEndRaw, ToolStatus, Usage, Wants,
 };
 use super::tools;
 use super::{Class, Dialect, RawLine, Sink, mentions};
@@ -383,7 +383,7 @@ impl OpenCode {
         };
         // One event per finished call: its start and its end at once.
         sink.tool_started(call.clone())?;
-        sink.tool_ended(ToolOutcome {
+        sink.tool_ended(ToolEndRaw {
             call,
             status,
             result: state
