@@ -13,7 +13,7 @@
 //!
 //! The [`Engine`] is what the dialects push into: it tracks runs for the exit status,
 //! pairs tool calls (`agent::calls`), checks the streamed answer against the final one,
-//! and passes everything to a [`Driven`] handler: the library's [`Handler`] methods for the
+//! and passes everything to a [`Driven`] handler: the library's [`Handler`](crate::Handler) methods for the
 //! normalized events, whoever reads (a CLI view through `view::ViewHandler`, or a library
 //! user's handler through `read::Plain`), and the CLI's hooks for raw lines and
 //! diagnostics, which a library handler leaves to their defaults.
