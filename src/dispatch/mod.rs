@@ -11,12 +11,13 @@
 //! appends runs of different agents is read run by run: a line that only another agent
 //! writes, between runs or where a run starts, hands the input to that agent's dialect.
 //!
-//! The [`Engine`] is what the dialects push into: it tracks runs for the exit status,
-//! pairs tool calls (`agent::calls`), checks the streamed answer against the final one,
-//! and passes everything to a [`Driven`] handler: the library's [`Handler`](crate::Handler) methods for the
-//! normalized events, whoever reads (a CLI view through `view::ViewHandler`, or a library
-//! user's handler through `read::Plain`), and the CLI's hooks for raw lines and
-//! diagnostics, which a library handler leaves to their defaults.
+//! The [`Engine`] (`engine.rs`) is what the dialects push into: it tracks runs for the
+//! exit status, pairs tool calls (`agent::calls`), checks the streamed answer against the
+//! final one, and passes everything to a [`Driven`] handler (`driven.rs`): the library's
+//! [`Handler`](crate::Handler) methods for the normalized events, whoever reads (a CLI view
+//! through `view::ViewHandler`, or a library user's handler through `read::Plain`), and
+//! the CLI's hooks for raw lines and diagnostics, which a library handler leaves to their
+//! defaults.
 
 use std::io::Read;
 use std::ops::Range;
