@@ -698,6 +698,10 @@ fn a_broken_content_line_is_not_json_where_it_is_read() {
     let (code, out, _) = on_both_paths(&["check"], "garbled-delta.ndjson");
     assert_eq!(code, 1);
     assert!(out.contains(":2: malformed_line: not JSON"), "{out}");
+    // A broken line that would open a run (a stream cut before its start) opens none.
+    let (code, out, err) = on_both_paths(&["stats"], "garbled-first-line.ndjson");
+    assert_eq!((code, out.as_str()), (0, "no runs\n"));
+    assert!(err.contains(":1: not JSON"), "{err}");
 }
 
 /// Cursor: a `system` event that is not an `init`, its `subtype` not right after `type`,

@@ -333,6 +333,7 @@ impl<D: Driven> Dispatcher<D> {
 
     fn process(&mut self, line: &Line<'_>, peeked: &Peeked) -> anyhow::Result<()> {
         self.engine.handler.line(line.number);
+        let checked = self.checked;
         let engine = &mut self.engine;
         let Slot::Ready { dialect, interest } = &mut self.slot else {
             unreachable!("lines are processed once the agent is known");
@@ -366,6 +367,14 @@ impl<D: Driven> Dispatcher<D> {
             dialect.finish(engine)?;
             (*dialect, *interest) = dialect_for(agent, engine.wants);
             class = dialect.classify(head.name);
+        }
+        // A line that would open a run is checked whole first: a broken one opens none.
+        if class.opens
+            && !engine.runs.is_open()
+            && !checked.contains(head.name)
+            && let Err(bad) = crate::input::peek::verify(raw.bytes)
+        {
+            return engine.handler.bad_line(&raw, &bad);
         }
         engine.run_events += u64::from(engine.runs.is_open());
         let raw_view = engine.raw_types.contains(head.name);
