@@ -250,9 +250,10 @@ impl Run {
         }
     }
 
-    /// What a section leaves out of the run, in words, to which each renderer adds why and
-    /// how to keep it. `unlisted`: calls not listed, those of the run's budget included.
-    pub fn left_out(&self, unlisted: usize) -> Vec<String> {
+    /// What a section with `detail` leaves out of the run, in words, to which each
+    /// renderer adds why and how to keep it.
+    pub fn left_out(&self, detail: Detail) -> Vec<String> {
+        let unlisted = self.unlisted(detail);
         let mut notes = Vec::new();
         if unlisted > 0 {
             notes.push(format!(
@@ -267,6 +268,20 @@ impl Run {
             ));
         }
         notes
+    }
+
+    /// The calls a section with `detail` does not list: those past the run's budget, and
+    /// below [`Detail::Calls`] every one.
+    fn unlisted(&self, detail: Detail) -> usize {
+        if detail >= Detail::Calls {
+            return self.calls_unlisted;
+        }
+        let kept_calls = self
+            .items
+            .iter()
+            .filter(|item| matches!(item, Item::Call(_)))
+            .count();
+        self.calls_unlisted + kept_calls
     }
 
     /// The run's figures on one line, for people: duration, calls, tokens, cost.
