@@ -84,7 +84,7 @@ impl Limits {
         if opts.html {
             // A page a browser opens at once, whatever the log: the outputs a reader
             // scrolls through, not megabytes of them. The page is kept to the end (its
-            // table of runs comes first): 5 MiB keeps the peak under 16 MiB.
+            // table of runs comes first), so its budget bounds the peak memory too.
             Limits {
                 total: 5 << 20,
                 table: 1 << 20,
@@ -736,7 +736,7 @@ impl TranscriptView {
             self.cut = true;
         }
         // Everything is shown: the section goes where it waits for the end, so that the
-        // document of a large log is not held in memory (718 MB for the 1 GiB log).
+        // document of a large log is not held in memory.
         if self.opts.full {
             self.held.push(self.sections.as_bytes())?;
             self.sections.clear();
