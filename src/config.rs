@@ -5,7 +5,10 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use crate::agent::event::Agent;
-use crate::cli::{Cli, ColorChoice, Command, InputArgs, RunView};
+use crate::cli::{
+    Cli, ColorChoice, Command, EventsArgs, GetArgs, GlobalArgs, InputArgs, ProgressArgs, RunArgs,
+    RunView, TextArgs, ToolsArgs, TranscriptArgs,
+};
 use crate::input::Input;
 use crate::supervise::RunOptions;
 use crate::view::check::CheckOptions;
@@ -69,105 +72,146 @@ impl Config {
             Command::Completions { shell } => return Action::Completions(shell),
             Command::Man => return Action::Man,
             Command::Run(a) => {
-                let view = match a.view {
-                    RunView::Progress => ViewChoice::Progress(ProgressOptions::default()),
-                    RunView::Text => ViewChoice::Text(TextOptions::default()),
-                    RunView::Tools => ViewChoice::Tools(ToolsOptions::default()),
-                    RunView::Result => ViewChoice::Result,
-                    RunView::Json => ViewChoice::Json,
-                };
-                run = Some(RunOptions {
-                    command: a.command,
-                    grace: a.grace,
-                    idle_timeout: a.idle_timeout,
-                });
+                let (view, agent) = run_view(a);
+                run = Some(agent);
                 (view, InputArgs { files: Vec::new() })
             }
-            Command::Text(a) => (
-                ViewChoice::Text(TextOptions {
-                    separator: a.separator.as_deref().map(unescape),
-                    thinking: a.thinking,
-                }),
-                a.input,
-            ),
+            Command::Text(a) => text_view(a),
             Command::Result(a) => (ViewChoice::Result, a),
             Command::Json(a) => (ViewChoice::Json, a),
-            Command::Tools(a) => {
-                let mut statuses = a.status;
-                if a.failed {
-                    statuses.push("failed".to_string());
-                }
-                let opts = ToolsOptions {
-                    json: a.json,
-                    starts: a.starts,
-                    filter: CallFilter {
-                        tools: a.tool,
-                        statuses,
-                        session: a.session,
-                    },
-                };
-                (ViewChoice::Tools(opts), a.input)
-            }
-            Command::Progress(a) => (
-                ViewChoice::Progress(ProgressOptions {
-                    activity_stderr: a.activity_stderr,
-                    thinking: a.thinking,
-                }),
-                a.input,
-            ),
-            Command::Events(a) => (
-                ViewChoice::Events(EventsOptions {
-                    filter: a.filter.into_filter(),
-                    last_run: a.last_run,
-                    count: a.count,
-                }),
-                a.input,
-            ),
-            Command::Get(a) => (
-                ViewChoice::Get(GetOptions {
-                    paths: a.paths,
-                    filter: a.filter.into_filter(),
-                    raw: a.raw_output,
-                    join: a.join_output,
-                    exit_status: a.exit_status,
-                }),
-                a.input,
-            ),
+            Command::Tools(a) => tools_view(a),
+            Command::Progress(a) => progress_view(a),
+            Command::Events(a) => events_view(a),
+            Command::Get(a) => get_view(a),
             Command::Stats(a) => (ViewChoice::Stats(StatsOptions { json: a.json }), a.input),
             Command::Check(a) => (ViewChoice::Check(CheckOptions { json: a.json }), a.input),
-            Command::Transcript(a) => (
-                ViewChoice::Transcript(TranscriptOptions {
-                    html: a.html,
-                    full: a.full,
-                }),
-                a.input,
-            ),
+            Command::Transcript(a) => transcript_view(a),
         };
+        Action::View(Box::new(Config::with_terminals(
+            view,
+            run,
+            inputs(input.files),
+            cli.global,
+        )))
+    }
+
+    /// The config of `view` over `inputs`, with the global options, and the colours as
+    /// `--color`, `NO_COLOR` and the terminals decide them.
+    fn with_terminals(
+        view: ViewChoice,
+        run: Option<RunOptions>,
+        inputs: Vec<Input>,
+        global: GlobalArgs,
+    ) -> Config {
         let out_is_terminal = std::io::stdout().is_terminal();
         let err_is_terminal = std::io::stderr().is_terminal();
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        let color = |is_terminal: bool| match cli.global.color {
+        let color = |is_terminal: bool| match global.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
             ColorChoice::Auto => is_terminal && !no_color,
         };
-        Action::View(Box::new(Config {
+        Config {
             view,
             run,
-            inputs: inputs(input.files),
-            agent: cli.global.agent.agent(),
-            strict: cli.global.strict,
-            quiet: cli.global.quiet,
-            line_buffered: cli.global.line_buffered,
-            max_line: cli.global.max_line,
-            tee: cli.global.tee,
+            inputs,
+            agent: global.agent.agent(),
+            strict: global.strict,
+            quiet: global.quiet,
+            line_buffered: global.line_buffered,
+            max_line: global.max_line,
+            tee: global.tee,
             color_out: color(out_is_terminal),
             color_err: color(err_is_terminal),
             out_is_terminal,
             err_is_terminal,
             columns: (out_is_terminal || err_is_terminal).then(crate::out::fit::terminal_columns),
-        }))
+        }
     }
+}
+
+/// `run`: the view the agent's stream goes through, and how the agent is run.
+fn run_view(a: RunArgs) -> (ViewChoice, RunOptions) {
+    let view = match a.view {
+        RunView::Progress => ViewChoice::Progress(ProgressOptions::default()),
+        RunView::Text => ViewChoice::Text(TextOptions::default()),
+        RunView::Tools => ViewChoice::Tools(ToolsOptions::default()),
+        RunView::Result => ViewChoice::Result,
+        RunView::Json => ViewChoice::Json,
+    };
+    let run = RunOptions {
+        command: a.command,
+        grace: a.grace,
+        idle_timeout: a.idle_timeout,
+    };
+    (view, run)
+}
+
+/// `text` with its options, and its inputs.
+fn text_view(a: TextArgs) -> (ViewChoice, InputArgs) {
+    let opts = TextOptions {
+        separator: a.separator.as_deref().map(unescape),
+        thinking: a.thinking,
+    };
+    (ViewChoice::Text(opts), a.input)
+}
+
+/// `tools` with its options (`--failed` is one more status), and its inputs.
+fn tools_view(a: ToolsArgs) -> (ViewChoice, InputArgs) {
+    let mut statuses = a.status;
+    if a.failed {
+        statuses.push("failed".to_string());
+    }
+    let opts = ToolsOptions {
+        json: a.json,
+        starts: a.starts,
+        filter: CallFilter {
+            tools: a.tool,
+            statuses,
+            session: a.session,
+        },
+    };
+    (ViewChoice::Tools(opts), a.input)
+}
+
+/// `progress` with its options, and its inputs.
+fn progress_view(a: ProgressArgs) -> (ViewChoice, InputArgs) {
+    let opts = ProgressOptions {
+        activity_stderr: a.activity_stderr,
+        thinking: a.thinking,
+    };
+    (ViewChoice::Progress(opts), a.input)
+}
+
+/// `events` with its options, and its inputs.
+fn events_view(a: EventsArgs) -> (ViewChoice, InputArgs) {
+    let opts = EventsOptions {
+        filter: a.filter.into_filter(),
+        last_run: a.last_run,
+        count: a.count,
+    };
+    (ViewChoice::Events(opts), a.input)
+}
+
+/// `get` with its options, and its inputs.
+fn get_view(a: GetArgs) -> (ViewChoice, InputArgs) {
+    let opts = GetOptions {
+        paths: a.paths,
+        filter: a.filter.into_filter(),
+        raw: a.raw_output,
+        join: a.join_output,
+        exit_status: a.exit_status,
+    };
+    (ViewChoice::Get(opts), a.input)
+}
+
+/// `transcript` with its options, and its inputs.
+fn transcript_view(a: TranscriptArgs) -> (ViewChoice, InputArgs) {
+    let opts = TranscriptOptions {
+        html: a.html,
+        full: a.full,
+    };
+    (ViewChoice::Transcript(opts), a.input)
 }
 
 fn inputs(files: Vec<PathBuf>) -> Vec<Input> {

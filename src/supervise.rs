@@ -26,7 +26,7 @@
 //! orphans stay its descendants, and every signal goes to the group and to each
 //! descendant found in `/proc`.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, Stdio};
@@ -99,7 +99,36 @@ pub struct Supervised {
 /// The agent could not be started.
 pub struct CannotStart(pub String);
 
+/// Spawns the agent in a process group of its own, its stdout and stderr piped to us.
+fn spawn(program: &OsStr, args: &[OsString]) -> Result<Child, CannotStart> {
+    // Orphans of the agent are re-parented to us, not to init, so that they can be
+    // found and stopped (Linux only; elsewhere the process group has to do).
+    #[cfg(target_os = "linux")]
+    let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+    // The agent's group is in the background, where reading the terminal would stop it
+    // (SIGTTIN) for good; handing it the foreground instead (tcsetpgrp) would put our
+    // own output in the background and have to be undone on every way out. A pipe or a
+    // file (a prompt on stdin) is passed on.
+    let stdin = if io::stdin().is_terminal() {
+        Stdio::null()
+    } else {
+        Stdio::inherit()
+    };
+    Command::new(program)
+        .args(args)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // A group of its own, so that the agent and everything it started can be
+        // stopped together.
+        .process_group(0)
+        .spawn()
+        .map_err(|e| CannotStart(format!("cannot start {}: {e}", program.to_string_lossy())))
+}
+
 impl Supervised {
+    /// Starts the agent, and the threads that watch it: its stderr passed on, the
+    /// watchdog, and the one that takes the stopping signals.
     pub fn start(opts: &RunOptions) -> Result<Supervised, CannotStart> {
         let Some((program, args)) = opts.command.split_first() else {
             return Err(CannotStart("no command given".into()));
@@ -110,29 +139,7 @@ impl Supervised {
             .map(|a| a.to_string_lossy())
             .collect::<Vec<_>>()
             .join(" ");
-        // Orphans of the agent are re-parented to us, not to init, so that they can be
-        // found and stopped (Linux only; elsewhere the process group has to do).
-        #[cfg(target_os = "linux")]
-        let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
-        // The agent's group is in the background, where reading the terminal would stop it
-        // (SIGTTIN) for good; handing it the foreground instead (tcsetpgrp) would put our
-        // own output in the background and have to be undone on every way out. A pipe or a
-        // file (a prompt on stdin) is passed on.
-        let stdin = if io::stdin().is_terminal() {
-            Stdio::null()
-        } else {
-            Stdio::inherit()
-        };
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(stdin)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // A group of its own, so that the agent and everything it started can be
-            // stopped together.
-            .process_group(0)
-            .spawn()
-            .map_err(|e| CannotStart(format!("cannot start {}: {e}", program.to_string_lossy())))?;
+        let mut child = spawn(program, args)?;
         // After the spawn, as the agent would inherit the mask, and before any thread is
         // started, so that all of them block the signals too and only `on_signals` gets them.
         let stopping = block_stopping_signals();

@@ -4,8 +4,8 @@
 //!
 //! The file is made with `tempfile::tempfile()` (in `TMPDIR`, or `/tmp`; already unlinked
 //! on Linux, removed at exit elsewhere). When it cannot be made or written (a missing,
-//! read-only or full temporary directory), the bytes stay in memory, as before this file
-//! existed: the output is never lost for want of a temporary file.
+//! read-only or full temporary directory), the bytes stay in memory: the output is never
+//! lost for want of a temporary file.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};

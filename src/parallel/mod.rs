@@ -74,9 +74,9 @@ struct DiagMark {
 }
 
 /// What a [`Mark::Copy`] weighs in a piece: the mark itself. A piece of such marks holds
-/// about 5,000 stretches of its input: a view passing most of its lines through (`events
-/// --type tool_call`: 6,000 stretches in 128 MiB of log) runs a whole input ahead in a
-/// few pieces, with no copy of its lines in memory.
+/// thousands of stretches of its input, so a view passing most of its lines through
+/// (`events --type tool_call`) runs a whole input ahead in a few pieces, with no copy of
+/// its lines in memory.
 const COPY_WEIGHT: usize = std::mem::size_of::<Mark>();
 
 /// Pieces a worker may write ahead of the main thread, per input: each holds at most
@@ -494,11 +494,10 @@ fn pieces_channel(spares: &Spares, source: Source) -> (PiecesTo, PiecesFrom) {
 /// they were written, gathered into pieces of about [`PIECE`] bytes.
 ///
 /// The views flush their output whenever no input line is waiting, which on a worker is
-/// often. Sent as they came, those flushes made small pieces: a later input's worker
-/// filled its [`AHEAD`] pieces at once and waited for the earlier input to end, so the
-/// workers took turns instead of running side by side (8 files, `stats --json`: 1.01×
-/// faster than one file after another; both cores 60 % busy). Messages and questions
-/// are marks in a piece for the same reason.
+/// often. Sent as they came, those flushes would make small pieces: a later input's
+/// worker would fill its [`AHEAD`] pieces at once and wait for the earlier input to end,
+/// so the workers would take turns instead of running side by side. Messages and
+/// questions are marks in a piece for the same reason.
 #[derive(Clone)]
 pub(crate) struct Pieces(Rc<RefCell<Gathered>>);
 
@@ -662,10 +661,8 @@ impl Drop for Gathered {
 
 /// The buffers of pieces written out, for the workers to fill again.
 ///
-/// A new buffer for every piece cost a page fault for every 4 KiB of output: glibc gives
-/// blocks this large fresh pages (`mmap`, or the heap grown and trimmed again), and a
-/// view whose output is most of its input (`tools --json` in parts) took a fault for
-/// every 5 KiB it read.
+/// A new buffer for every piece would cost a page fault for every page of output: glibc
+/// gives blocks this large fresh pages (`mmap`, or the heap grown and trimmed again).
 #[derive(Clone, Default)]
 pub(crate) struct Spares(Arc<Mutex<Vec<Vec<u8>>>>);
 

@@ -45,20 +45,18 @@ use crate::view::{Ctx, View, ViewHandler};
 
 /// The least a part holds, in bytes: a part ends at the first run boundary after it.
 /// Small enough that a worker's output for its part mostly fits the pieces it may write
-/// ahead ([`AHEAD`](super::AHEAD)); large enough that the cost of a part (a fresh
-/// dispatcher, a copy of the view) is nothing. `CURSOR_STREAM_PART` sets another (the
-/// tests cut at every boundary).
+/// ahead ([`AHEAD`](super::AHEAD)); large enough that handing one out (a fresh dispatcher,
+/// a copy of the view) costs little next to reading it. `CURSOR_STREAM_PART` sets another
+/// (the tests cut at every boundary).
 ///
 /// It must also be well under the batches in flight (a few [`WORKER_BUFFER`]s): the
 /// dealer can only hand the next worker a part while the reading thread has a buffer to
-/// fill. Measured on the 1 GiB log, `stats --json` (one reader: 1.33–1.36 s): parts of
-/// 256 KiB 1.13 s, 512 KiB 1.17 s, 1 MiB 1.13 s, 4 MiB 1.37 s, 16 MiB 1.62 s (one worker
-/// held every buffer while the other waited).
+/// fill, and with larger parts one worker holds every buffer while the other waits.
 const PART: u64 = 512 << 10;
 
-/// The reading thread, which the parts share, reads, splits and peeks a byte in about a
-/// third of the time a worker takes to decode it (`stats --json`): more workers than
-/// this would wait for it, and each holds buffers and output (see [`drive`]).
+/// The reading thread, which the parts share, reads, splits and peeks several times
+/// faster than a worker decodes (`stats --json`), so a few workers catch up with it: more
+/// than this would wait for it, and each holds buffers and output (see [`drive`]).
 const MAX_WORKERS: usize = 4;
 
 fn part_size() -> u64 {
@@ -105,10 +103,9 @@ struct Gathered<V> {
 }
 
 /// Whether `config`'s one input is a regular file large enough to read in parts, by a
-/// view that decodes tool calls (70 % of a log's bytes). A view that only wants the answer,
-/// or only the peeked types, is about as fast as the reading thread the parts share:
-/// split, it only paid for the workers (1 GiB log, medians of 7 alternating runs: `text`
-/// 0.49 → 0.63 s, on deltas 1.48 → 1.51 s; `events --count --type` 0.41 → 0.48 s).
+/// view that decodes tool calls (most of a log's bytes). A view that only wants the
+/// answer, or only the peeked types, is about as fast as the reading thread the parts
+/// share: split, it would only pay for the workers.
 pub(crate) fn worth_it(config: &Config, wants: Wants) -> bool {
     let [Input::Path(path)] = config.inputs.as_slice() else {
         return false;

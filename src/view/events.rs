@@ -100,10 +100,8 @@ impl View for EventsView {
     /// Lines pass or not by what their own run says; only the count (for `--count` and
     /// the exit status) spans inputs. The lines a copy passes are most of its input: it
     /// leaves where they are in the file ([`Ctx::write_line`]) rather than the bytes,
-    /// since a later input's worker may only run a bounded buffer ahead of the output
-    /// (with the bytes, 8 files took 0.55 s in parallel against 0.43 s one after
-    /// another). `--last-run` keeps the last run of all the inputs: one view reads
-    /// them in turn.
+    /// since a later input's worker may only run a bounded buffer ahead of the output.
+    /// `--last-run` keeps the last run of all the inputs: one view reads them in turn.
     fn fork(&self) -> Option<Self> {
         (!self.opts.last_run).then(|| EventsView::new(self.opts.clone()))
     }

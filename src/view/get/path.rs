@@ -631,6 +631,15 @@ struct Node {
 /// The text is read once into a flat list of its values, then written from the list; both
 /// without recursion, so no depth of nesting can overflow the stack.
 fn write_rebuilt(json: &str, out: &mut Vec<u8>) {
+    let nodes = nodes_of(json);
+    if nodes.is_empty() {
+        return;
+    }
+    write_nodes(json, &nodes, out);
+}
+
+/// The values of `json` in text order, each container before its members.
+fn nodes_of(json: &str) -> Vec<Node> {
     let bytes = json.as_bytes();
     let mut nodes: Vec<Node> = Vec::new();
     let mut open: Vec<usize> = Vec::new();
@@ -697,9 +706,12 @@ fn write_rebuilt(json: &str, out: &mut Vec<u8>) {
     for node in open {
         nodes[node].next = nodes.len();
     }
-    if nodes.is_empty() {
-        return;
-    }
+    nodes
+}
+
+/// Appends the value `nodes[0]` of `json` compact, each object's members as [`members`]
+/// lists them.
+fn write_nodes(json: &str, nodes: &[Node], out: &mut Vec<u8>) {
     let token = |(start, end): (usize, usize)| &json[start..end];
     // The containers being written, outermost first.
     let mut stack: Vec<Frame> = Vec::new();
@@ -710,7 +722,7 @@ fn write_rebuilt(json: &str, out: &mut Vec<u8>) {
             write_token(token(n.token), n.container.is_none(), out);
             if let Some(close) = n.container {
                 stack.push(Frame {
-                    members: members(&nodes, node, json),
+                    members: members(nodes, node, json),
                     written: 0,
                     close,
                 });

@@ -14,7 +14,7 @@ use super::escape::{self, Cut};
 use super::markdown::{cut_words, line_tail, short_target};
 use super::readable::Parts;
 use super::timeline::{self, Timeline};
-use super::{Call, Detail, Document, Item, Render, Row, Run, answer};
+use super::{Call, Detail, Document, Item, Phase, Render, Row, Run, answer};
 use crate::agent::event::{NoticeKind, Outcome, StatusClass};
 use crate::view::words;
 
@@ -264,101 +264,132 @@ fn phase_cut(out: &mut String, cut: usize) {
     }
 }
 
-impl Render for Html {
-    fn section(&self, run: &Run, detail: Detail, out: &mut String) {
-        let status = run.status_word();
-        let _ = write!(
-            out,
-            "<section class=\"run\" id=\"run-{}\" aria-labelledby=\"run-{}-title\">\n<h2 id=\"run-{}-title\"><span class=\"badge {status}\">{status}</span> Run {} · ",
-            run.number, run.number, run.number, run.number
-        );
-        esc(out, run.info.agent.name());
-        if let Some(model) = &run.info.model {
-            out.push_str(" · ");
-            esc(out, &escape::one_line(model));
-        }
-        out.push_str("</h2>\n");
-        let figures = run.figures();
-        if !figures.is_empty() {
-            out.push_str("<p class=\"figures\">");
-            esc(out, &figures.join(" · "));
-            out.push_str("</p>\n");
-        }
-        out.push_str("<p class=\"meta\">");
-        let mut meta: Vec<String> = Vec::new();
-        if let Some(id) = &run.info.session_id {
-            let mut s = String::from("session <code>");
-            esc(&mut s, &escape::one_line(id));
-            s.push_str("</code>");
-            meta.push(s);
-        }
-        if let Some(cwd) = &run.info.cwd {
-            let mut s = String::from("in <code>");
-            esc(&mut s, &escape::one_line(cwd));
-            s.push_str("</code>");
-            meta.push(s);
-        }
-        let mut s = String::from("from <code>");
-        esc(&mut s, &escape::one_line(&run.source));
+/// The run's title (its status badge, number, agent and model) and its figures.
+fn heading(out: &mut String, run: &Run) {
+    let status = run.status_word();
+    let _ = write!(
+        out,
+        "<h2 id=\"run-{}-title\"><span class=\"badge {status}\">{status}</span> Run {} · ",
+        run.number, run.number
+    );
+    esc(out, run.info.agent.name());
+    if let Some(model) = &run.info.model {
+        out.push_str(" · ");
+        esc(out, &escape::one_line(model));
+    }
+    out.push_str("</h2>\n");
+    let figures = run.figures();
+    if !figures.is_empty() {
+        out.push_str("<p class=\"figures\">");
+        esc(out, &figures.join(" · "));
+        out.push_str("</p>\n");
+    }
+}
+
+/// Where the run was: its session, its directory and the input it was read from.
+fn meta(out: &mut String, run: &Run) {
+    out.push_str("<p class=\"meta\">");
+    let mut meta: Vec<String> = Vec::new();
+    if let Some(id) = &run.info.session_id {
+        let mut s = String::from("session <code>");
+        esc(&mut s, &escape::one_line(id));
         s.push_str("</code>");
         meta.push(s);
-        out.push_str(&meta.join(" · "));
-        out.push_str("</p>\n");
-        match run.end.as_ref().map(|e| &e.outcome) {
-            Some(Outcome::Succeeded) => {}
-            Some(outcome @ (Outcome::Failed { .. } | Outcome::Unreadable)) => {
-                out.push_str("<p class=\"failure\" role=\"note\"><strong>");
-                esc(out, &escape::one_line(&outcome.to_string()));
-                out.push_str("</strong></p>\n");
-            }
-            Some(Outcome::NoEnd) | None => out.push_str(
-                "<p class=\"unfinished-note\" role=\"note\"><strong>Unfinished:</strong> the stream has no terminal event (yet); this is what had arrived.</p>\n",
-            ),
+    }
+    if let Some(cwd) = &run.info.cwd {
+        let mut s = String::from("in <code>");
+        esc(&mut s, &escape::one_line(cwd));
+        s.push_str("</code>");
+        meta.push(s);
+    }
+    let mut s = String::from("from <code>");
+    esc(&mut s, &escape::one_line(&run.source));
+    s.push_str("</code>");
+    meta.push(s);
+    out.push_str(&meta.join(" · "));
+    out.push_str("</p>\n");
+}
+
+/// A note saying how the run failed, or that it has not ended; nothing for a success.
+fn end_note(out: &mut String, run: &Run) {
+    match run.end.as_ref().map(|e| &e.outcome) {
+        Some(Outcome::Succeeded) => {}
+        Some(outcome @ (Outcome::Failed { .. } | Outcome::Unreadable)) => {
+            out.push_str("<p class=\"failure\" role=\"note\"><strong>");
+            esc(out, &escape::one_line(&outcome.to_string()));
+            out.push_str("</strong></p>\n");
         }
+        Some(Outcome::NoEnd) | None => out.push_str(
+            "<p class=\"unfinished-note\" role=\"note\"><strong>Unfinished:</strong> the stream has no terminal event (yet); this is what had arrived.</p>\n",
+        ),
+    }
+}
+
+/// What happened, in order, as a list: the answer's segments, reasoning folded, each
+/// call (with `detail`), notices.
+fn items(out: &mut String, run: &Run, detail: Detail) {
+    out.push_str("<ol class=\"events\">\n");
+    for item in &run.items {
+        match item {
+            Item::Answer(phase) => {
+                out.push_str("<li class=\"answer\">");
+                answer::html(&phase.text, out);
+                phase_cut(out, phase.cut);
+                out.push_str("</li>\n");
+            }
+            Item::Thinking(phase) => thinking(out, phase, detail),
+            Item::Call(i) if detail >= Detail::Calls => call_html(out, run, *i, detail),
+            Item::Call(_) => {}
+            Item::Notice(kind, what) => notice(out, *kind, what),
+        }
+    }
+    out.push_str("</ol>\n");
+}
+
+/// A reasoning phase, folded; its text only with [`Detail::Full`].
+fn thinking(out: &mut String, phase: &Phase, detail: Detail) {
+    let _ = write!(
+        out,
+        "<li class=\"thinking\"><details><summary>Thinking · {}</summary><div class=\"md\">",
+        escape::size(phase.text.len() + phase.cut)
+    );
+    if detail == Detail::Full {
+        answer::html(&phase.text, out);
+        phase_cut(out, phase.cut);
+    } else {
+        out.push_str("<p class=\"cut\">Left out to keep the page light.</p>");
+    }
+    out.push_str("</div></details></li>\n");
+}
+
+/// A notice, with its kind as its class.
+fn notice(out: &mut String, kind: NoticeKind, what: &str) {
+    let kind = match kind {
+        NoticeKind::Retry => "retry",
+        NoticeKind::Recovered => "recovered",
+        NoticeKind::Warning => "warning",
+        NoticeKind::Error => "error",
+    };
+    let _ = write!(out, "<li class=\"notice {kind}\">{kind}: ");
+    esc(out, what);
+    out.push_str("</li>\n");
+}
+
+impl Render for Html {
+    fn section(&self, run: &Run, detail: Detail, out: &mut String) {
+        let _ = writeln!(
+            out,
+            "<section class=\"run\" id=\"run-{}\" aria-labelledby=\"run-{}-title\">",
+            run.number, run.number
+        );
+        heading(out, run);
+        meta(out, run);
+        end_note(out, run);
         if detail >= Detail::Calls {
             timeline_html(out, run, &timeline::layout(run));
         }
-        out.push_str("<ol class=\"events\">\n");
-        let mut unlisted = run.calls_unlisted;
-        for item in &run.items {
-            match item {
-                Item::Answer(phase) => {
-                    out.push_str("<li class=\"answer\">");
-                    answer::html(&phase.text, out);
-                    phase_cut(out, phase.cut);
-                    out.push_str("</li>\n");
-                }
-                Item::Thinking(phase) => {
-                    let _ = write!(
-                        out,
-                        "<li class=\"thinking\"><details><summary>Thinking · {}</summary><div class=\"md\">",
-                        escape::size(phase.text.len() + phase.cut)
-                    );
-                    if detail == Detail::Full {
-                        answer::html(&phase.text, out);
-                        phase_cut(out, phase.cut);
-                    } else {
-                        out.push_str("<p class=\"cut\">Left out to keep the page light.</p>");
-                    }
-                    out.push_str("</div></details></li>\n");
-                }
-                Item::Call(i) if detail >= Detail::Calls => call_html(out, run, *i, detail),
-                Item::Call(_) => unlisted += 1,
-                Item::Notice(kind, what) => {
-                    let kind = match kind {
-                        NoticeKind::Retry => "retry",
-                        NoticeKind::Recovered => "recovered",
-                        NoticeKind::Warning => "warning",
-                        NoticeKind::Error => "error",
-                    };
-                    let _ = write!(out, "<li class=\"notice {kind}\">{kind}: ");
-                    esc(out, what);
-                    out.push_str("</li>\n");
-                }
-            }
-        }
-        out.push_str("</ol>\n");
-        for note in run.left_out(unlisted) {
+        items(out, run, detail);
+        for note in run.left_out(detail) {
             let _ = writeln!(
                 out,
                 "<p class=\"cut\">{note} to keep the page light; <code>--full</code> keeps everything.</p>"

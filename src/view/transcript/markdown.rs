@@ -219,111 +219,139 @@ fn end_calls(out: &mut String, in_calls: &mut bool) {
     }
 }
 
+/// The run's title (its mark, number, agent, model and status) and its figures.
+fn heading(out: &mut String, run: &Run) {
+    let status = run.status_word();
+    let _ = write!(out, "## {} Run {} · ", run_mark(status), run.number);
+    text(out, run.info.agent.name());
+    if let Some(model) = &run.info.model {
+        out.push_str(" · ");
+        text(out, model);
+    }
+    let _ = writeln!(out, " — {status}\n");
+
+    let mut figures = run.figures();
+    if let Some(id) = &run.info.session_id {
+        let mut s = String::from("session ");
+        code_span(&mut s, id);
+        figures.push(s);
+    }
+    if let Some(cwd) = &run.info.cwd {
+        let mut s = String::new();
+        code_span(&mut s, cwd);
+        figures.push(s);
+    }
+    if !figures.is_empty() {
+        let _ = writeln!(out, "{}\n", figures.join(" · "));
+    }
+}
+
+/// A quote saying how the run failed, or that it has not ended; nothing for a success.
+fn end_note(out: &mut String, run: &Run) {
+    match run.end.as_ref().map(|e| &e.outcome) {
+        Some(Outcome::Succeeded) => {}
+        Some(outcome @ (Outcome::Failed { .. } | Outcome::Unreadable)) => {
+            out.push_str("> ❌ **");
+            text(out, &upper_first(&outcome.to_string()));
+            out.push_str("**\n\n");
+        }
+        Some(Outcome::NoEnd) | None => {
+            out.push_str("> ⏳ **Unfinished:** the stream has no terminal event (yet): this is what had arrived.\n\n");
+        }
+    }
+}
+
+/// What happened, in order: the answer's segments, reasoning folded, one line per call
+/// (with `detail`), notices. Consecutive call lines make one block.
+fn items(out: &mut String, run: &Run, detail: Detail) {
+    let mut in_calls = false;
+    for item in &run.items {
+        match item {
+            Item::Answer(phase) => {
+                end_calls(out, &mut in_calls);
+                if !phase.text.is_empty() || phase.cut > 0 {
+                    model_text(out, phase);
+                    out.push('\n');
+                }
+            }
+            Item::Thinking(phase) => {
+                end_calls(out, &mut in_calls);
+                thinking(out, phase, detail);
+            }
+            Item::Call(i) if detail >= Detail::Calls => {
+                in_calls = true;
+                call(out, run, &run.calls[*i], detail);
+                if detail == Detail::Full && out.ends_with("</details>\n") {
+                    out.push('\n');
+                    in_calls = false;
+                }
+            }
+            Item::Call(_) => {}
+            Item::Notice(kind, what) => {
+                end_calls(out, &mut in_calls);
+                notice(out, *kind, what);
+            }
+        }
+    }
+    end_calls(out, &mut in_calls);
+}
+
+/// A reasoning phase, folded; its text only with [`Detail::Full`].
+fn thinking(out: &mut String, phase: &Phase, detail: Detail) {
+    let size = escape::size(phase.text.len() + phase.cut);
+    let _ = write!(out, "<details><summary>💭 Thinking · {size}</summary>\n\n");
+    if detail == Detail::Full {
+        model_text(out, phase);
+    } else {
+        out.push_str("_Left out to stay within the size limit._\n");
+    }
+    out.push_str("\n</details>\n\n");
+}
+
+/// A notice, quoted with its sign.
+fn notice(out: &mut String, kind: NoticeKind, what: &str) {
+    let sign = match kind {
+        NoticeKind::Retry | NoticeKind::Recovered => "↻",
+        NoticeKind::Warning => "⚠️",
+        NoticeKind::Error => "❌",
+    };
+    let _ = write!(out, "> {sign} ");
+    text(out, what);
+    out.push_str("\n\n");
+}
+
+/// What the section left out of the run to stay within the size limit: calls not
+/// listed, events and calls' details dropped.
+fn left_out(out: &mut String, run: &Run, detail: Detail) {
+    for note in run.left_out(detail) {
+        let _ = writeln!(
+            out,
+            "_{note} to stay within the size limit; `--full` keeps everything._\n"
+        );
+    }
+    let dropped = if detail == Detail::Full {
+        run.details_dropped
+    } else {
+        run.calls
+            .iter()
+            .filter(|c| c.args.is_some() || c.output.is_some())
+            .count()
+    };
+    if dropped > 0 && detail >= Detail::Calls {
+        let _ = writeln!(
+            out,
+            "_Arguments and output of {} left out to stay within the size limit; `--full` keeps them._\n",
+            words::count(dropped as u64, "call", "calls")
+        );
+    }
+}
+
 impl Render for Markdown {
     fn section(&self, run: &Run, detail: Detail, out: &mut String) {
-        let status = run.status_word();
-        let _ = write!(out, "## {} Run {} · ", run_mark(status), run.number);
-        text(out, run.info.agent.name());
-        if let Some(model) = &run.info.model {
-            out.push_str(" · ");
-            text(out, model);
-        }
-        let _ = writeln!(out, " — {status}\n");
-
-        let mut figures = run.figures();
-        if let Some(id) = &run.info.session_id {
-            let mut s = String::from("session ");
-            code_span(&mut s, id);
-            figures.push(s);
-        }
-        if let Some(cwd) = &run.info.cwd {
-            let mut s = String::new();
-            code_span(&mut s, cwd);
-            figures.push(s);
-        }
-        if !figures.is_empty() {
-            let _ = writeln!(out, "{}\n", figures.join(" · "));
-        }
-        match run.end.as_ref().map(|e| &e.outcome) {
-            Some(Outcome::Succeeded) => {}
-            Some(outcome @ (Outcome::Failed { .. } | Outcome::Unreadable)) => {
-                out.push_str("> ❌ **");
-                text(out, &upper_first(&outcome.to_string()));
-                out.push_str("**\n\n");
-            }
-            Some(Outcome::NoEnd) | None => {
-                out.push_str("> ⏳ **Unfinished:** the stream has no terminal event (yet): this is what had arrived.\n\n");
-            }
-        }
-
-        let mut in_calls = false;
-        let mut unlisted = run.calls_unlisted;
-        for item in &run.items {
-            match item {
-                Item::Answer(phase) => {
-                    end_calls(out, &mut in_calls);
-                    if !phase.text.is_empty() || phase.cut > 0 {
-                        model_text(out, phase);
-                        out.push('\n');
-                    }
-                }
-                Item::Thinking(phase) => {
-                    end_calls(out, &mut in_calls);
-                    let size = escape::size(phase.text.len() + phase.cut);
-                    let _ = write!(out, "<details><summary>💭 Thinking · {size}</summary>\n\n");
-                    if detail == Detail::Full {
-                        model_text(out, phase);
-                    } else {
-                        out.push_str("_Left out to stay within the size limit._\n");
-                    }
-                    out.push_str("\n</details>\n\n");
-                }
-                Item::Call(i) if detail >= Detail::Calls => {
-                    if !in_calls {
-                        in_calls = true;
-                    }
-                    call(out, run, &run.calls[*i], detail);
-                    if detail == Detail::Full && out.ends_with("</details>\n") {
-                        out.push('\n');
-                        in_calls = false;
-                    }
-                }
-                Item::Call(_) => unlisted += 1,
-                Item::Notice(kind, what) => {
-                    end_calls(out, &mut in_calls);
-                    let sign = match kind {
-                        NoticeKind::Retry | NoticeKind::Recovered => "↻",
-                        NoticeKind::Warning => "⚠️",
-                        NoticeKind::Error => "❌",
-                    };
-                    let _ = write!(out, "> {sign} ");
-                    text(out, what);
-                    out.push_str("\n\n");
-                }
-            }
-        }
-        end_calls(out, &mut in_calls);
-        for note in run.left_out(unlisted) {
-            let _ = writeln!(
-                out,
-                "_{note} to stay within the size limit; `--full` keeps everything._\n"
-            );
-        }
-        let dropped = if detail == Detail::Full {
-            run.details_dropped
-        } else {
-            run.calls
-                .iter()
-                .filter(|c| c.args.is_some() || c.output.is_some())
-                .count()
-        };
-        if dropped > 0 && detail >= Detail::Calls {
-            let _ = writeln!(
-                out,
-                "_Arguments and output of {} left out to stay within the size limit; `--full` keeps them._\n",
-                words::count(dropped as u64, "call", "calls")
-            );
-        }
+        heading(out, run);
+        end_note(out, run);
+        items(out, run, detail);
+        left_out(out, run, detail);
     }
 
     fn document(&self, doc: &Document<'_>) -> (String, String) {

@@ -33,7 +33,7 @@ mod timeline;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::agent::event::{
-    Effect, Event, NoticeKind, Outcome, RunEnd, RunInfo, StatusClass, ToolCall, ToolKind,
+    Effect, Event, NoticeKind, Outcome, RunEnd, RunInfo, StatusClass, ToolCall, ToolEnd, ToolKind,
     ToolStatus, Usage, Wants,
 };
 use crate::out::held::HeldOutput;
@@ -84,7 +84,7 @@ impl Limits {
         if opts.html {
             // A page a browser opens at once, whatever the log: the outputs a reader
             // scrolls through, not megabytes of them. The page is kept to the end (its
-            // table of runs comes first): 5 MiB keeps the peak under 16 MiB.
+            // table of runs comes first), so its budget bounds the peak memory too.
             Limits {
                 total: 5 << 20,
                 table: 1 << 20,
@@ -250,9 +250,10 @@ impl Run {
         }
     }
 
-    /// What a section leaves out of the run, in words, to which each renderer adds why and
-    /// how to keep it. `unlisted`: calls not listed, those of the run's budget included.
-    pub fn left_out(&self, unlisted: usize) -> Vec<String> {
+    /// What a section with `detail` leaves out of the run, in words, to which each
+    /// renderer adds why and how to keep it.
+    pub fn left_out(&self, detail: Detail) -> Vec<String> {
+        let unlisted = self.unlisted(detail);
         let mut notes = Vec::new();
         if unlisted > 0 {
             notes.push(format!(
@@ -267,6 +268,20 @@ impl Run {
             ));
         }
         notes
+    }
+
+    /// The calls a section with `detail` does not list: those past the run's budget, and
+    /// below [`Detail::Calls`] every one.
+    fn unlisted(&self, detail: Detail) -> usize {
+        if detail >= Detail::Calls {
+            return self.calls_unlisted;
+        }
+        let kept_calls = self
+            .items
+            .iter()
+            .filter(|item| matches!(item, Item::Call(_)))
+            .count();
+        self.calls_unlisted + kept_calls
     }
 
     /// The run's figures on one line, for people: duration, calls, tokens, cost.
@@ -512,51 +527,19 @@ impl TranscriptView {
         }
     }
 
+    /// Adds an event to the run, at the next moment of its clock.
     fn event_in(&mut self, ev: &Event<'_>, run: &mut Run) {
         run.clock += 1;
         let now = run.clock;
         match ev {
-            Event::Text(text) => {
-                run.open_thinking = None;
-                let at = match run.open_answer {
-                    Some(at) => at,
-                    None => {
-                        let Some(at) = self.push_item(run, Item::Answer(Phase::at(now))) else {
-                            return;
-                        };
-                        run.open_answer = Some(at);
-                        at
-                    }
-                };
-                let room = self.limits.answer.saturating_sub(run.answer_kept);
-                if let Item::Answer(phase) = &mut run.items[at] {
-                    phase.end = now;
-                    let before = phase.text.len();
-                    self.keep_text(Share::Answers, phase, text, room);
-                    run.answer_kept += phase.text.len() - before;
-                }
-            }
+            Event::Text(text) => self.answer_text(run, text, now),
             Event::Segment => run.open_answer = None,
             // The end of a phase that was never shown (or left out): nothing to show.
             Event::Thinking {
                 text: [],
                 done: true,
             } if run.open_thinking.is_none() => {}
-            Event::Thinking { text, done } => {
-                let at = match run.open_thinking {
-                    Some(at) => at,
-                    None => match self.push_item(run, Item::Thinking(Phase::at(now))) {
-                        Some(at) => at,
-                        None => return,
-                    },
-                };
-                run.open_thinking = (!done).then_some(at);
-                if let Item::Thinking(phase) = &mut run.items[at] {
-                    phase.end = now;
-                    let room = self.limits.thinking.saturating_sub(phase.text.len());
-                    self.keep_text(Share::Details, phase, text, room);
-                }
-            }
+            Event::Thinking { text, done } => self.thinking_text(run, text, *done, now),
             Event::ToolStarted { call, seq } => {
                 run.open_answer = None;
                 run.open_thinking = None;
@@ -565,50 +548,101 @@ impl TranscriptView {
                     run.items.push(Item::Call(i));
                 }
             }
-            Event::ToolEnded(end) => {
-                run.open_answer = None;
-                run.open_thinking = None;
-                let word = words::status_word(end.status).to_string();
-                *run.counts.entry(word).or_default() += 1;
-                let i = match run.open_calls.remove(&end.seq) {
-                    Some(i) => Some(i),
-                    None => {
-                        let i = self.add_call(run, end.call, now);
-                        run.items.extend(i.map(Item::Call));
-                        i
-                    }
-                };
-                let Some(i) = i else { return };
-                let output = end
-                    .result
-                    .filter(|_| self.room(Share::Details))
-                    .and_then(|r| {
-                        let parts = readable::read(r, self.limits.keep);
-                        self.may_keep(Share::Details, parts.kept()).then_some(parts)
-                    });
-                let c = &mut run.calls[i];
-                if output.is_none() && end.result.is_some() {
-                    run.details_dropped += usize::from(c.args.is_some());
-                    c.args = None;
-                }
-                c.output = output;
-                c.status = ToolStatus::new(end.status.word.to_string(), end.status.class);
-                c.effect = end.effect.clone();
-                c.ended_ms = end.ended_ms;
-                c.end = now;
-                if let Some(error) = &c.effect.error
-                    && c.output.as_ref().is_none_or(Parts::is_empty)
-                    && c.status.class != StatusClass::Ok
-                {
-                    let parts = readable::text(error, self.limits.keep);
-                    if self.may_keep(Share::Details, parts.kept()) {
-                        run.calls[i].output = Some(parts);
-                    }
-                }
-            }
+            Event::ToolEnded(end) => self.call_ended(run, end, now),
             Event::Notice(notice) => {
                 let notice = Item::Notice(notice.kind, escape::one_line(&notice.text));
                 self.push_item(run, notice);
+            }
+        }
+    }
+
+    /// Adds answer text to the open segment, or to a new one, within the run's cap.
+    fn answer_text(&mut self, run: &mut Run, text: &[u8], now: u64) {
+        run.open_thinking = None;
+        let at = match run.open_answer {
+            Some(at) => at,
+            None => {
+                let Some(at) = self.push_item(run, Item::Answer(Phase::at(now))) else {
+                    return;
+                };
+                run.open_answer = Some(at);
+                at
+            }
+        };
+        let room = self.limits.answer.saturating_sub(run.answer_kept);
+        if let Item::Answer(phase) = &mut run.items[at] {
+            phase.end = now;
+            let before = phase.text.len();
+            self.keep_text(Share::Answers, phase, text, room);
+            run.answer_kept += phase.text.len() - before;
+        }
+    }
+
+    /// Adds reasoning to the open phase, or to a new one, within a phase's cap; `done`
+    /// closes the phase.
+    fn thinking_text(&mut self, run: &mut Run, text: &[u8], done: bool, now: u64) {
+        let at = match run.open_thinking {
+            Some(at) => at,
+            None => match self.push_item(run, Item::Thinking(Phase::at(now))) {
+                Some(at) => at,
+                None => return,
+            },
+        };
+        run.open_thinking = (!done).then_some(at);
+        if let Item::Thinking(phase) = &mut run.items[at] {
+            phase.end = now;
+            let room = self.limits.thinking.saturating_sub(phase.text.len());
+            self.keep_text(Share::Details, phase, text, room);
+        }
+    }
+
+    /// Counts the call's status and completes it: the call kept at its start, else one
+    /// added now (no start was seen, or it was not kept).
+    fn call_ended(&mut self, run: &mut Run, end: &ToolEnd<'_>, now: u64) {
+        run.open_answer = None;
+        run.open_thinking = None;
+        let word = words::status_word(end.status).to_string();
+        *run.counts.entry(word).or_default() += 1;
+        let i = match run.open_calls.remove(&end.seq) {
+            Some(i) => Some(i),
+            None => {
+                let i = self.add_call(run, end.call, now);
+                run.items.extend(i.map(Item::Call));
+                i
+            }
+        };
+        if let Some(i) = i {
+            self.complete_call(run, i, end, now);
+        }
+    }
+
+    /// Gives call `i` its end: the status, the effect, and the output (else the error) as
+    /// the budget allows; arguments kept without their output are dropped too.
+    fn complete_call(&mut self, run: &mut Run, i: usize, end: &ToolEnd<'_>, now: u64) {
+        let output = end
+            .result
+            .filter(|_| self.room(Share::Details))
+            .and_then(|r| {
+                let parts = readable::read(r, self.limits.keep);
+                self.may_keep(Share::Details, parts.kept()).then_some(parts)
+            });
+        let c = &mut run.calls[i];
+        if output.is_none() && end.result.is_some() {
+            run.details_dropped += usize::from(c.args.is_some());
+            c.args = None;
+        }
+        c.output = output;
+        c.status = ToolStatus::new(end.status.word.to_string(), end.status.class);
+        c.effect = end.effect.clone();
+        c.ended_ms = end.ended_ms;
+        c.end = now;
+        if let Some(error) = &c.effect.error
+            && c.output.as_ref().is_none_or(Parts::is_empty)
+            && c.status.class != StatusClass::Ok
+        {
+            let parts = readable::text(error, self.limits.keep);
+            if self.may_keep(Share::Details, parts.kept()) {
+                run.calls[i].output = Some(parts);
             }
         }
     }
@@ -702,7 +736,7 @@ impl TranscriptView {
             self.cut = true;
         }
         // Everything is shown: the section goes where it waits for the end, so that the
-        // document of a large log is not held in memory (718 MB for the 1 GiB log).
+        // document of a large log is not held in memory.
         if self.opts.full {
             self.held.push(self.sections.as_bytes())?;
             self.sections.clear();
