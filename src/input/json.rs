@@ -208,7 +208,7 @@ pub(crate) fn append_escaped(body: &[u8], text: &mut Vec<u8>) -> Option<()> {
 
 /// Appends a JSON string to a buffer. serde_json hands over borrowed bytes when the string
 /// has no escapes and its own reused scratch buffer when it has: no allocation either way.
-/// `null` appends nothing.
+/// Any other value fails (the callers then read the line another way, or report it).
 pub(crate) struct AppendStr<'b> {
     pub text: &'b mut Vec<u8>,
 }
@@ -232,10 +232,6 @@ impl<'de> Visitor<'de> for AppendStr<'_> {
         self.text.extend_from_slice(v.as_bytes());
         Ok(())
     }
-
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
 }
 
 /// Like [`AppendStr`], but any value that is not a string appends nothing instead of
@@ -248,43 +244,58 @@ impl<'de> DeserializeSeed<'de> for AppendText<'_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        StrOrNone(AppendStr { text: self.text })
+            .deserialize(d)
+            .map(|_| ())
+    }
+}
+
+/// A string seed made lenient: a string is read by the visitor `V`; any other value is
+/// skipped and gives `None` ([`OptStr`] and [`AppendText`] are this).
+struct StrOrNone<V>(V);
+
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for StrOrNone<V> {
+    type Value = Option<V::Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for AppendText<'_> {
-    type Value = ();
+impl<'de, V: Visitor<'de>> Visitor<'de> for StrOrNone<V> {
+    type Value = Option<V::Value>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
+        self.0.expecting(f)
     }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
-        self.text.extend_from_slice(v.as_bytes());
-        Ok(())
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        self.0.visit_borrowed_str(v).map(Some)
     }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        self.0.visit_str(v).map(Some)
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
     }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
     }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
     }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
     }
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(())
+        Ok(None)
     }
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(())
+        Ok(None)
     }
 }
 
@@ -346,44 +357,7 @@ impl<'de> DeserializeSeed<'de> for OptStr {
     type Value = Option<Cow<'de, str>>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for OptStr {
-    type Value = Option<Cow<'de, str>>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Some(Cow::Borrowed(v)))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Some(Cow::Owned(v.to_owned())))
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(None)
+        StrOrNone(BorrowedStr).deserialize(d)
     }
 }
 
