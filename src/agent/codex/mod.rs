@@ -40,6 +40,7 @@ use super::event::{
     ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
 };
 use super::tools::kind_of;
+use super::wire::ErrorMessage;
 use super::{Class, Dialect, RawLine, Sink, mentions};
 use crate::agent::event::Outcome;
 use crate::input::json::{EachElement, KeyIn, MaybeStr, OptStr, plain_bytes};
@@ -74,13 +75,7 @@ struct Line<'a> {
     #[serde(default)]
     usage: Object<TurnUsage>,
     #[serde(borrow, default)]
-    error: Object<ErrorObject<'a>>,
-    #[serde(borrow, default)]
-    message: MaybeStr<'a>,
-}
-
-#[derive(Deserialize, Default)]
-struct ErrorObject<'a> {
+    error: Object<ErrorMessage<'a>>,
     #[serde(borrow, default)]
     message: MaybeStr<'a>,
 }
@@ -536,12 +531,7 @@ fn status_and_effect<'a>(item: &Item<'a>, wants: Wants) -> (ToolStatus<'a>, Effe
 
 /// `{"message":"…"}`.
 fn error_message(error: &RawValue) -> Option<String> {
-    #[derive(Deserialize)]
-    struct E<'a> {
-        #[serde(borrow, default)]
-        message: MaybeStr<'a>,
-    }
-    crate::input::json::from_str::<E>(error.get())
+    crate::input::json::from_str::<ErrorMessage>(error.get())
         .ok()?
         .message
         .0

@@ -87,6 +87,8 @@ struct Line<'a> {
     stats: Object<Stats>,
 }
 
+/// The `error` of a `tool_result` or a `result`, `{"type","message"}`: not the shared
+/// [`ErrorMessage`](super::wire::ErrorMessage), as its `type` is a failed call's status word.
 #[derive(Deserialize, Default)]
 struct ErrorObject<'a> {
     #[serde(rename = "type", borrow, default)]
@@ -95,6 +97,7 @@ struct ErrorObject<'a> {
     message: MaybeStr<'a>,
 }
 
+/// The line's error object (empty when it has none, or one that cannot be read).
 fn error_object(error: Option<&RawValue>) -> ErrorObject<'_> {
     error
         .and_then(|e| crate::input::json::from_str(e.get()).ok())

@@ -131,7 +131,9 @@ struct Cache {
     write: Num,
 }
 
-/// 1.x `{"name","data":{"message"}}`; 2.x `{"type","message"}`.
+/// 1.x `{"name","data":{"message"}}`; 2.x `{"type","message"}`: not the shared
+/// [`ErrorMessage`](super::wire::ErrorMessage), as the name counts and 1.x's message is
+/// under `data`.
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct ErrorObject<'a> {
