@@ -40,7 +40,7 @@ use super::event::{
     ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
 };
 use super::tools::kind_of;
-use super::wire::ErrorMessage;
+use super::wire::{ErrorMessage, end_unreadable};
 use super::{Class, Dialect, RawLine, Sink, mentions};
 use crate::agent::event::Outcome;
 use crate::input::json::{EachElement, KeyIn, MaybeStr, OptStr, plain_bytes};
@@ -259,15 +259,11 @@ impl Dialect for Codex {
             Ok(ev) => ev,
             Err(e) => {
                 sink.unreadable(Unreadable::of(head.name), line.bytes, &e)?;
-                if matches!(head.name, NameId::TURN_COMPLETED | NameId::TURN_FAILED) {
-                    sink.ensure_run(Agent::Codex)?;
-                    self.reset();
-                    return sink.end_run(RunEnd {
-                        outcome: Outcome::Unreadable,
-                        ..RunEnd::unfinished()
-                    });
+                if !matches!(head.name, NameId::TURN_COMPLETED | NameId::TURN_FAILED) {
+                    return Ok(());
                 }
-                return Ok(());
+                self.reset();
+                return end_unreadable(Agent::Codex, sink);
             }
         };
         match head.name {
@@ -284,31 +280,7 @@ impl Dialect for Codex {
                 }
             }
             NameId::TURN_COMPLETED | NameId::TURN_FAILED => {
-                sink.ensure_run(Agent::Codex)?;
-                sink.terminal(true);
-                let completed = head.name == NameId::TURN_COMPLETED;
-                let outcome = if completed {
-                    Outcome::Succeeded
-                } else {
-                    let message = ev.error.0.as_ref().and_then(|e| e.message.as_deref());
-                    Outcome::Failed {
-                        reason: format!("turn.failed: {}", message.unwrap_or("no message")),
-                    }
-                };
-                // A failed turn has no final answer (Codex writes none).
-                let final_text =
-                    (completed && sink.wants().has(Wants::FINAL) && !self.last_message.is_empty())
-                        .then_some(&self.last_message[..]);
-                let result = sink.end_run(RunEnd {
-                    outcome,
-                    final_text,
-                    answer: AnswerCheck::Unchecked,
-                    usage: ev.usage.0.as_ref().map(TurnUsage::usage),
-                    duration_ms: None,
-                    native_json: None,
-                });
-                self.reset();
-                result
+                self.turn_end(ev, head.name == NameId::TURN_COMPLETED, sink)
             }
             NameId::ERROR if sink.wants().has(Wants::NOTICES) => {
                 let text = ev.message.as_deref().unwrap_or("error");
@@ -371,6 +343,7 @@ impl Dialect for Codex {
 }
 
 impl Codex {
+    /// A run of the current thread starts.
     fn start<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
         self.reset();
         let mut info = RunInfo::new(Agent::Codex);
@@ -378,6 +351,40 @@ impl Codex {
         sink.start_run(info)
     }
 
+    /// `turn.completed` or `turn.failed`: the run ends.
+    fn turn_end<S: Sink>(
+        &mut self,
+        ev: Line<'_>,
+        completed: bool,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        sink.ensure_run(Agent::Codex)?;
+        sink.terminal(true);
+        let outcome = if completed {
+            Outcome::Succeeded
+        } else {
+            let message = ev.error.0.as_ref().and_then(|e| e.message.as_deref());
+            Outcome::Failed {
+                reason: format!("turn.failed: {}", message.unwrap_or("no message")),
+            }
+        };
+        // A failed turn has no final answer (Codex writes none).
+        let final_text =
+            (completed && sink.wants().has(Wants::FINAL) && !self.last_message.is_empty())
+                .then_some(&self.last_message[..]);
+        let result = sink.end_run(RunEnd {
+            outcome,
+            final_text,
+            answer: AnswerCheck::Unchecked,
+            usage: ev.usage.0.as_ref().map(TurnUsage::usage),
+            duration_ms: None,
+            native_json: None,
+        });
+        self.reset();
+        result
+    }
+
+    /// An item started or completed: a message, reasoning, a warning, or a tool call.
     fn item<S: Sink>(
         &mut self,
         item: Item<'_>,
