@@ -384,6 +384,21 @@ impl Codex {
         result
     }
 
+    /// A whole message of the agent (an `agent_message` item, or the legacy event): a
+    /// segment of its own, and the final answer so far.
+    fn agent_message<S: Sink>(&mut self, text: &str, sink: &mut S) -> anyhow::Result<()> {
+        let wants = sink.wants();
+        if wants.has(Wants::FINAL) {
+            self.last_message.clear();
+            self.last_message.extend_from_slice(text.as_bytes());
+        }
+        if wants.has(Wants::TEXT) {
+            sink.event(Event::Segment)?;
+            sink.event(Event::Text(text.as_bytes()))?;
+        }
+        Ok(())
+    }
+
     /// An item started or completed: a message, reasoning, a warning, or a tool call.
     fn item<S: Sink>(
         &mut self,
@@ -396,16 +411,7 @@ impl Codex {
         let kind = item.kind.as_deref().unwrap_or("");
         match kind {
             "agent_message" | "assistant_message" if completed => {
-                let text = item.text.as_deref().unwrap_or("");
-                if wants.has(Wants::FINAL) {
-                    self.last_message.clear();
-                    self.last_message.extend_from_slice(text.as_bytes());
-                }
-                if wants.has(Wants::TEXT) {
-                    sink.event(Event::Segment)?;
-                    sink.event(Event::Text(text.as_bytes()))?;
-                }
-                Ok(())
+                self.agent_message(item.text.as_deref().unwrap_or(""), sink)
             }
             "reasoning" if completed && wants.has(Wants::THINKING) => sink.event(Event::Thinking {
                 text: item.text.as_deref().unwrap_or("").as_bytes(),
