@@ -162,8 +162,7 @@ pub(crate) fn is_string_text(bytes: &[u8]) -> bool {
 }
 
 /// Whether every byte is printable ASCII (or DEL). Without an early exit inside each
-/// 32 bytes the compiler checks them side by side: ids and keys, a good part of a
-/// Claude delta's bytes, went through a byte at a time (10 % of `text`).
+/// 32 bytes the compiler checks them side by side, not a byte at a time.
 fn is_printable_ascii(bytes: &[u8]) -> bool {
     bytes.chunks(32).all(|chunk| {
         chunk
@@ -502,11 +501,10 @@ pub(crate) fn rfc3339_ms(s: &str) -> Option<u64> {
 /// result (appends text) names how to undo that before the second run: `undo { … }`.
 ///
 /// Why `&str`: over bytes, serde_json validates the UTF-8 of every string it decodes and of
-/// every `&RawValue` it keeps, one `from_utf8` each (13% of `tools --json`, whose raw
-/// arguments and results are most of each line). One SIMD pass over the whole line
-/// (`simdutf8`, tens of GB/s on the ASCII these logs are) proves it all at once. A line
-/// that is not valid UTF-8 takes serde_json's byte reader: serde reports a bad string where
-/// it decodes it and skips the bytes of strings it ignores, as it always did — both readers
+/// every `&RawValue` it keeps, one `from_utf8` each (raw arguments and results are most of
+/// a `tools --json` line); one SIMD pass over the whole line (`simdutf8`) proves it all at
+/// once. A line that is not valid UTF-8 takes serde_json's byte reader: serde reports a bad
+/// string where it decodes it and skips the bytes of strings it ignores — both readers
 /// parse valid UTF-8 alike, so the output is the same either way (`tests/reference.rs`).
 macro_rules! with_de {
     ($line:expr, |$de:ident| $body:expr) => {
@@ -525,8 +523,8 @@ macro_rules! with_de {
     // Text already known to be UTF-8 (a `&RawValue`'s).
     (str $text:expr, undo $undo:block, |$de:ident| $body:expr) => {{
         let text: &str = $text;
-        // `CURSOR_STREAM_REFERENCE=1` reads every line with serde_json over bytes, as
-        // before: the reference test compares both readings' outputs.
+        // `CURSOR_STREAM_REFERENCE=1` reads every line with serde_json over bytes: the
+        // reference test compares both readings' outputs.
         if $crate::input::peek::fast_paths() {
             // A closure, so that the body's `?` ends this attempt, not the caller.
             #[allow(clippy::redundant_closure_call)]
