@@ -24,6 +24,7 @@ pub mod event;
 pub(crate) mod gemini;
 pub(crate) mod opencode;
 pub(crate) mod tools;
+pub(crate) mod wire;
 
 use std::fmt::Display;
 

@@ -162,8 +162,7 @@ pub(crate) fn is_string_text(bytes: &[u8]) -> bool {
 }
 
 /// Whether every byte is printable ASCII (or DEL). Without an early exit inside each
-/// 32 bytes the compiler checks them side by side: ids and keys, a good part of a
-/// Claude delta's bytes, went through a byte at a time (10 % of `text`).
+/// 32 bytes the compiler checks them side by side, not a byte at a time.
 fn is_printable_ascii(bytes: &[u8]) -> bool {
     bytes.chunks(32).all(|chunk| {
         chunk
@@ -208,7 +207,7 @@ pub(crate) fn append_escaped(body: &[u8], text: &mut Vec<u8>) -> Option<()> {
 
 /// Appends a JSON string to a buffer. serde_json hands over borrowed bytes when the string
 /// has no escapes and its own reused scratch buffer when it has: no allocation either way.
-/// `null` appends nothing.
+/// Any other value fails (the callers then read the line another way, or report it).
 pub(crate) struct AppendStr<'b> {
     pub text: &'b mut Vec<u8>,
 }
@@ -232,10 +231,6 @@ impl<'de> Visitor<'de> for AppendStr<'_> {
         self.text.extend_from_slice(v.as_bytes());
         Ok(())
     }
-
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
 }
 
 /// Like [`AppendStr`], but any value that is not a string appends nothing instead of
@@ -248,43 +243,58 @@ impl<'de> DeserializeSeed<'de> for AppendText<'_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        StrOrNone(AppendStr { text: self.text })
+            .deserialize(d)
+            .map(|_| ())
+    }
+}
+
+/// A string seed made lenient: a string is read by the visitor `V`; any other value is
+/// skipped and gives `None` ([`OptStr`] and [`AppendText`] are this).
+struct StrOrNone<V>(V);
+
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for StrOrNone<V> {
+    type Value = Option<V::Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for AppendText<'_> {
-    type Value = ();
+impl<'de, V: Visitor<'de>> Visitor<'de> for StrOrNone<V> {
+    type Value = Option<V::Value>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
+        self.0.expecting(f)
     }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
-        self.text.extend_from_slice(v.as_bytes());
-        Ok(())
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        self.0.visit_borrowed_str(v).map(Some)
     }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        self.0.visit_str(v).map(Some)
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
     }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
     }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
     }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
     }
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(())
+        Ok(None)
     }
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(())
+        Ok(None)
     }
 }
 
@@ -346,44 +356,7 @@ impl<'de> DeserializeSeed<'de> for OptStr {
     type Value = Option<Cow<'de, str>>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for OptStr {
-    type Value = Option<Cow<'de, str>>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Some(Cow::Borrowed(v)))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Some(Cow::Owned(v.to_owned())))
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(None)
+        StrOrNone(BorrowedStr).deserialize(d)
     }
 }
 
@@ -528,11 +501,10 @@ pub(crate) fn rfc3339_ms(s: &str) -> Option<u64> {
 /// result (appends text) names how to undo that before the second run: `undo { … }`.
 ///
 /// Why `&str`: over bytes, serde_json validates the UTF-8 of every string it decodes and of
-/// every `&RawValue` it keeps, one `from_utf8` each (13% of `tools --json`, whose raw
-/// arguments and results are most of each line). One SIMD pass over the whole line
-/// (`simdutf8`, tens of GB/s on the ASCII these logs are) proves it all at once. A line
-/// that is not valid UTF-8 takes serde_json's byte reader: serde reports a bad string where
-/// it decodes it and skips the bytes of strings it ignores, as it always did — both readers
+/// every `&RawValue` it keeps, one `from_utf8` each (raw arguments and results are most of
+/// a `tools --json` line); one SIMD pass over the whole line (`simdutf8`) proves it all at
+/// once. A line that is not valid UTF-8 takes serde_json's byte reader: serde reports a bad
+/// string where it decodes it and skips the bytes of strings it ignores — both readers
 /// parse valid UTF-8 alike, so the output is the same either way (`tests/reference.rs`).
 macro_rules! with_de {
     ($line:expr, |$de:ident| $body:expr) => {
@@ -551,8 +523,8 @@ macro_rules! with_de {
     // Text already known to be UTF-8 (a `&RawValue`'s).
     (str $text:expr, undo $undo:block, |$de:ident| $body:expr) => {{
         let text: &str = $text;
-        // `CURSOR_STREAM_REFERENCE=1` reads every line with serde_json over bytes, as
-        // before: the reference test compares both readings' outputs.
+        // `CURSOR_STREAM_REFERENCE=1` reads every line with serde_json over bytes: the
+        // reference test compares both readings' outputs.
         if $crate::input::peek::fast_paths() {
             // A closure, so that the body's `?` ends this attempt, not the caller.
             #[allow(clippy::redundant_closure_call)]

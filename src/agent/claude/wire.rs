@@ -19,6 +19,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use serde_json::value::RawValue;
 
 use crate::agent::event::Effect;
+use crate::agent::wire::ErrorMessage;
 use crate::input::json::{
     AppendStr, AppendText, EachElement, KeyIn, MaybeStr, OptStr, append_escaped, is_string_text,
     plain_value, string_body,
@@ -596,13 +597,7 @@ pub(super) struct ResultLine<'a> {
     #[serde(borrow, default)]
     errors: Option<Vec<MaybeStr<'a>>>,
     #[serde(borrow, default)]
-    error: Object<ErrorObject<'a>>,
-}
-
-#[derive(Deserialize, Default)]
-struct ErrorObject<'a> {
-    #[serde(borrow, default)]
-    message: MaybeStr<'a>,
+    error: Object<ErrorMessage<'a>>,
 }
 
 #[derive(Deserialize, Default)]

@@ -121,6 +121,7 @@ pub(super) fn read<S: Sink>(
     Ok(true)
 }
 
+/// One core event, by its `msg.type`.
 fn event<S: Sink>(
     codex: &mut Codex,
     msg: Msg<'_>,
@@ -128,138 +129,158 @@ fn event<S: Sink>(
     sink: &mut S,
 ) -> anyhow::Result<()> {
     let wants = sink.wants();
-    let raw = || -> Option<Cow<'_, RawValue>> {
-        let raw: &RawValue = crate::input::json::from_line::<Raw>(line.bytes).ok()?.msg;
-        Some(Cow::Borrowed(raw)).filter(|_| wants.has(Wants::TOOL_RAW))
-    };
     match msg.kind.as_deref().unwrap_or("") {
-        "agent_message" => {
-            let text = msg.message.as_deref().unwrap_or("");
-            if wants.has(Wants::FINAL) {
-                codex.last_message.clear();
-                codex.last_message.extend_from_slice(text.as_bytes());
-            }
-            if wants.has(Wants::TEXT) {
-                sink.event(Event::Segment)?;
-                sink.event(Event::Text(text.as_bytes()))?;
-            }
-            Ok(())
-        }
+        "agent_message" => codex.agent_message(msg.message.as_deref().unwrap_or(""), sink),
         "agent_reasoning" if wants.has(Wants::THINKING) => sink.event(Event::Thinking {
             text: msg.text.as_deref().unwrap_or("").as_bytes(),
             done: true,
         }),
-        begin @ ("exec_command_begin" | "patch_apply_begin" | "mcp_tool_call_begin") => {
-            if !wants.has(Wants::TOOLS) {
-                return Ok(());
-            }
-            let (tool, kind) = match begin {
-                "exec_command_begin" => ("command_execution", ToolKind::Shell),
-                "patch_apply_begin" => ("file_change", ToolKind::Edit),
-                _ => ("mcp_tool_call", ToolKind::Mcp),
-            };
-            let mut call = ToolCall::new(tool, kind);
-            call.id = msg.call_id.0.clone();
-            call.args = raw();
-            if wants.has(Wants::TOOL_DETAILS) {
-                call.target = match (&msg.command, &msg.invocation) {
-                    (Some(argv), _) => Some(Cow::Owned(command_line(argv))),
-                    (None, Some(inv)) => inv
-                        .server
-                        .as_deref()
-                        .zip(inv.tool.as_deref())
-                        .map(|(s, t)| Cow::Owned(format!("{s}/{t}"))),
-                    _ => None,
-                };
-            }
-            sink.tool_started(call)
+        begin @ ("exec_command_begin" | "patch_apply_begin" | "mcp_tool_call_begin")
+            if wants.has(Wants::TOOLS) =>
+        {
+            tool_begin(begin, &msg, line, sink)
         }
-        end @ ("exec_command_end" | "patch_apply_end" | "mcp_tool_call_end") => {
-            if !wants.has(Wants::TOOLS) {
-                return Ok(());
-            }
-            let ok = match end {
-                "exec_command_end" => msg.exit_code.as_i64() == Some(0),
-                "patch_apply_end" => msg.success.0 != Some(false),
-                _ => msg
-                    .result
-                    .is_some_and(|r| r.get().trim_start().starts_with("{\"Ok\"")),
-            };
-            let mut call = ToolCall::new("unknown", ToolKind::Other);
-            call.id = msg.call_id.0.clone();
-            let effect = Effect {
-                exit_code: msg.exit_code.as_i64(),
-                error: (!ok)
-                    .then(|| msg.stderr.0.clone().filter(|e| !e.is_empty()))
-                    .flatten()
-                    .map(Cow::into_owned),
-                ..Effect::default()
-            };
-            sink.tool_ended(ToolEndRaw {
-                call,
-                status: if ok {
-                    ToolStatus::success()
-                } else {
-                    ToolStatus::new("failed", StatusClass::Failed)
-                },
-                result: raw(),
-                effect,
-                ended_ms: None,
-            })
+        end @ ("exec_command_end" | "patch_apply_end" | "mcp_tool_call_end")
+            if wants.has(Wants::TOOLS) =>
+        {
+            tool_end(end, &msg, line, sink)
         }
-        "error" | "stream_error" => {
-            let text = msg.message.as_deref().unwrap_or("error");
-            if msg.kind.as_deref() == Some("error") {
-                codex.legacy_error = Some(text.to_owned());
-            }
-            if !wants.has(Wants::NOTICES) {
-                return Ok(());
-            }
-            let kind = match msg.kind.as_deref() {
-                Some("error") => NoticeKind::Error,
-                _ => NoticeKind::Retry,
-            };
-            sink.event(Event::Notice(&Notice {
-                kind,
-                text: Cow::Borrowed(text),
-            }))
-        }
+        "error" | "stream_error" => error(codex, &msg, sink),
         "token_count" => {
-            // Flat counts (July 2025), or `info.total_token_usage` (0.39 on).
-            #[derive(Deserialize)]
-            struct Flat {
-                msg: TurnUsage,
-            }
-            let usage = match msg.info.0.and_then(|i| i.total_token_usage.0) {
-                Some(total) => Some(total),
-                None => crate::input::json::from_line::<Flat>(line.bytes)
-                    .ok()
-                    .map(|f| f.msg),
-            };
-            codex.legacy_usage = usage.as_ref().map(TurnUsage::usage);
+            codex.legacy_usage = token_count(msg.info, line).as_ref().map(TurnUsage::usage);
             Ok(())
         }
-        "task_complete" => {
-            sink.terminal(true);
-            if let Some(last) = msg.last_agent_message.as_deref() {
-                codex.last_message.clear();
-                codex.last_message.extend_from_slice(last.as_bytes());
-            }
-            let final_text = (wants.has(Wants::FINAL) && !codex.last_message.is_empty())
-                .then_some(&codex.last_message[..]);
-            let result = sink.end_run(RunEnd {
-                outcome: Outcome::Succeeded,
-                final_text,
-                answer: AnswerCheck::Unchecked,
-                usage: codex.legacy_usage,
-                duration_ms: None,
-                native_json: None,
-            });
-            codex.reset();
-            result
-        }
+        "task_complete" => task_complete(codex, &msg, sink),
         _ => Ok(()),
     }
+}
+
+/// `msg` as the agent wrote it, for a view that shows calls' raw arguments and results.
+fn raw_msg<'l>(line: &RawLine<'l>, wants: Wants) -> Option<Cow<'l, RawValue>> {
+    let raw: &RawValue = crate::input::json::from_line::<Raw>(line.bytes).ok()?.msg;
+    Some(Cow::Borrowed(raw)).filter(|_| wants.has(Wants::TOOL_RAW))
+}
+
+/// `exec_command_begin`, `patch_apply_begin`, `mcp_tool_call_begin`: a call starts.
+fn tool_begin<S: Sink>(
+    begin: &str,
+    msg: &Msg<'_>,
+    line: &RawLine<'_>,
+    sink: &mut S,
+) -> anyhow::Result<()> {
+    let wants = sink.wants();
+    let (tool, kind) = match begin {
+        "exec_command_begin" => ("command_execution", ToolKind::Shell),
+        "patch_apply_begin" => ("file_change", ToolKind::Edit),
+        _ => ("mcp_tool_call", ToolKind::Mcp),
+    };
+    let mut call = ToolCall::new(tool, kind);
+    call.id = msg.call_id.0.clone();
+    call.args = raw_msg(line, wants);
+    if wants.has(Wants::TOOL_DETAILS) {
+        call.target = match (&msg.command, &msg.invocation) {
+            (Some(argv), _) => Some(Cow::Owned(command_line(argv))),
+            (None, Some(inv)) => inv
+                .server
+                .as_deref()
+                .zip(inv.tool.as_deref())
+                .map(|(s, t)| Cow::Owned(format!("{s}/{t}"))),
+            _ => None,
+        };
+    }
+    sink.tool_started(call)
+}
+
+/// `exec_command_end`, `patch_apply_end`, `mcp_tool_call_end`: a call ends.
+fn tool_end<S: Sink>(
+    end: &str,
+    msg: &Msg<'_>,
+    line: &RawLine<'_>,
+    sink: &mut S,
+) -> anyhow::Result<()> {
+    let wants = sink.wants();
+    let ok = match end {
+        "exec_command_end" => msg.exit_code.as_i64() == Some(0),
+        "patch_apply_end" => msg.success.0 != Some(false),
+        _ => msg
+            .result
+            .is_some_and(|r| r.get().trim_start().starts_with("{\"Ok\"")),
+    };
+    let mut call = ToolCall::new("unknown", ToolKind::Other);
+    call.id = msg.call_id.0.clone();
+    let effect = Effect {
+        exit_code: msg.exit_code.as_i64(),
+        error: (!ok)
+            .then(|| msg.stderr.0.clone().filter(|e| !e.is_empty()))
+            .flatten()
+            .map(Cow::into_owned),
+        ..Effect::default()
+    };
+    sink.tool_ended(ToolEndRaw {
+        call,
+        status: if ok {
+            ToolStatus::success()
+        } else {
+            ToolStatus::new("failed", StatusClass::Failed)
+        },
+        result: raw_msg(line, wants),
+        effect,
+        ended_ms: None,
+    })
+}
+
+/// `error` (kept: it fails a run that never completes) and `stream_error` (a retry).
+fn error<S: Sink>(codex: &mut Codex, msg: &Msg<'_>, sink: &mut S) -> anyhow::Result<()> {
+    let text = msg.message.as_deref().unwrap_or("error");
+    if msg.kind.as_deref() == Some("error") {
+        codex.legacy_error = Some(text.to_owned());
+    }
+    if !sink.wants().has(Wants::NOTICES) {
+        return Ok(());
+    }
+    let kind = match msg.kind.as_deref() {
+        Some("error") => NoticeKind::Error,
+        _ => NoticeKind::Retry,
+    };
+    sink.event(Event::Notice(&Notice {
+        kind,
+        text: Cow::Borrowed(text),
+    }))
+}
+
+/// `token_count`'s counts: flat (July 2025), or `info.total_token_usage` (0.39 on).
+fn token_count(info: Object<TokenInfo>, line: &RawLine<'_>) -> Option<TurnUsage> {
+    #[derive(Deserialize)]
+    struct Flat {
+        msg: TurnUsage,
+    }
+    match info.0.and_then(|i| i.total_token_usage.0) {
+        Some(total) => Some(total),
+        None => crate::input::json::from_line::<Flat>(line.bytes)
+            .ok()
+            .map(|f| f.msg),
+    }
+}
+
+/// `task_complete`: the run succeeded; its last message is the final answer.
+fn task_complete<S: Sink>(codex: &mut Codex, msg: &Msg<'_>, sink: &mut S) -> anyhow::Result<()> {
+    sink.terminal(true);
+    if let Some(last) = msg.last_agent_message.as_deref() {
+        codex.last_message.clear();
+        codex.last_message.extend_from_slice(last.as_bytes());
+    }
+    let final_text = (sink.wants().has(Wants::FINAL) && !codex.last_message.is_empty())
+        .then_some(&codex.last_message[..]);
+    let result = sink.end_run(RunEnd {
+        outcome: Outcome::Succeeded,
+        final_text,
+        answer: AnswerCheck::Unchecked,
+        usage: codex.legacy_usage,
+        duration_ms: None,
+        native_json: None,
+    });
+    codex.reset();
+    result
 }
 
 #[derive(Deserialize)]

@@ -40,6 +40,7 @@ use super::event::{
     ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
 };
 use super::tools::kind_of;
+use super::wire::{ErrorMessage, end_unreadable};
 use super::{Class, Dialect, RawLine, Sink, mentions};
 use crate::agent::event::Outcome;
 use crate::input::json::{EachElement, KeyIn, MaybeStr, OptStr, plain_bytes};
@@ -74,13 +75,7 @@ struct Line<'a> {
     #[serde(default)]
     usage: Object<TurnUsage>,
     #[serde(borrow, default)]
-    error: Object<ErrorObject<'a>>,
-    #[serde(borrow, default)]
-    message: MaybeStr<'a>,
-}
-
-#[derive(Deserialize, Default)]
-struct ErrorObject<'a> {
+    error: Object<ErrorMessage<'a>>,
     #[serde(borrow, default)]
     message: MaybeStr<'a>,
 }
@@ -264,15 +259,11 @@ impl Dialect for Codex {
             Ok(ev) => ev,
             Err(e) => {
                 sink.unreadable(Unreadable::of(head.name), line.bytes, &e)?;
-                if matches!(head.name, NameId::TURN_COMPLETED | NameId::TURN_FAILED) {
-                    sink.ensure_run(Agent::Codex)?;
-                    self.reset();
-                    return sink.end_run(RunEnd {
-                        outcome: Outcome::Unreadable,
-                        ..RunEnd::unfinished()
-                    });
+                if !matches!(head.name, NameId::TURN_COMPLETED | NameId::TURN_FAILED) {
+                    return Ok(());
                 }
-                return Ok(());
+                self.reset();
+                return end_unreadable(Agent::Codex, sink);
             }
         };
         match head.name {
@@ -289,31 +280,7 @@ impl Dialect for Codex {
                 }
             }
             NameId::TURN_COMPLETED | NameId::TURN_FAILED => {
-                sink.ensure_run(Agent::Codex)?;
-                sink.terminal(true);
-                let completed = head.name == NameId::TURN_COMPLETED;
-                let outcome = if completed {
-                    Outcome::Succeeded
-                } else {
-                    let message = ev.error.0.as_ref().and_then(|e| e.message.as_deref());
-                    Outcome::Failed {
-                        reason: format!("turn.failed: {}", message.unwrap_or("no message")),
-                    }
-                };
-                // A failed turn has no final answer (Codex writes none).
-                let final_text =
-                    (completed && sink.wants().has(Wants::FINAL) && !self.last_message.is_empty())
-                        .then_some(&self.last_message[..]);
-                let result = sink.end_run(RunEnd {
-                    outcome,
-                    final_text,
-                    answer: AnswerCheck::Unchecked,
-                    usage: ev.usage.0.as_ref().map(TurnUsage::usage),
-                    duration_ms: None,
-                    native_json: None,
-                });
-                self.reset();
-                result
+                self.turn_end(ev, head.name == NameId::TURN_COMPLETED, sink)
             }
             NameId::ERROR if sink.wants().has(Wants::NOTICES) => {
                 let text = ev.message.as_deref().unwrap_or("error");
@@ -376,6 +343,7 @@ impl Dialect for Codex {
 }
 
 impl Codex {
+    /// A run of the current thread starts.
     fn start<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
         self.reset();
         let mut info = RunInfo::new(Agent::Codex);
@@ -383,6 +351,55 @@ impl Codex {
         sink.start_run(info)
     }
 
+    /// `turn.completed` or `turn.failed`: the run ends.
+    fn turn_end<S: Sink>(
+        &mut self,
+        ev: Line<'_>,
+        completed: bool,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        sink.ensure_run(Agent::Codex)?;
+        sink.terminal(true);
+        let outcome = if completed {
+            Outcome::Succeeded
+        } else {
+            let message = ev.error.0.as_ref().and_then(|e| e.message.as_deref());
+            Outcome::Failed {
+                reason: format!("turn.failed: {}", message.unwrap_or("no message")),
+            }
+        };
+        // A failed turn has no final answer (Codex writes none).
+        let final_text =
+            (completed && sink.wants().has(Wants::FINAL) && !self.last_message.is_empty())
+                .then_some(&self.last_message[..]);
+        let result = sink.end_run(RunEnd {
+            outcome,
+            final_text,
+            answer: AnswerCheck::Unchecked,
+            usage: ev.usage.0.as_ref().map(TurnUsage::usage),
+            duration_ms: None,
+            native_json: None,
+        });
+        self.reset();
+        result
+    }
+
+    /// A whole message of the agent (an `agent_message` item, or the legacy event): a
+    /// segment of its own, and the final answer so far.
+    fn agent_message<S: Sink>(&mut self, text: &str, sink: &mut S) -> anyhow::Result<()> {
+        let wants = sink.wants();
+        if wants.has(Wants::FINAL) {
+            self.last_message.clear();
+            self.last_message.extend_from_slice(text.as_bytes());
+        }
+        if wants.has(Wants::TEXT) {
+            sink.event(Event::Segment)?;
+            sink.event(Event::Text(text.as_bytes()))?;
+        }
+        Ok(())
+    }
+
+    /// An item started or completed: a message, reasoning, a warning, or a tool call.
     fn item<S: Sink>(
         &mut self,
         item: Item<'_>,
@@ -394,16 +411,7 @@ impl Codex {
         let kind = item.kind.as_deref().unwrap_or("");
         match kind {
             "agent_message" | "assistant_message" if completed => {
-                let text = item.text.as_deref().unwrap_or("");
-                if wants.has(Wants::FINAL) {
-                    self.last_message.clear();
-                    self.last_message.extend_from_slice(text.as_bytes());
-                }
-                if wants.has(Wants::TEXT) {
-                    sink.event(Event::Segment)?;
-                    sink.event(Event::Text(text.as_bytes()))?;
-                }
-                Ok(())
+                self.agent_message(item.text.as_deref().unwrap_or(""), sink)
             }
             "reasoning" if completed && wants.has(Wants::THINKING) => sink.event(Event::Thinking {
                 text: item.text.as_deref().unwrap_or("").as_bytes(),
@@ -536,12 +544,7 @@ fn status_and_effect<'a>(item: &Item<'a>, wants: Wants) -> (ToolStatus<'a>, Effe
 
 /// `{"message":"…"}`.
 fn error_message(error: &RawValue) -> Option<String> {
-    #[derive(Deserialize)]
-    struct E<'a> {
-        #[serde(borrow, default)]
-        message: MaybeStr<'a>,
-    }
-    crate::input::json::from_str::<E>(error.get())
+    crate::input::json::from_str::<ErrorMessage>(error.get())
         .ok()?
         .message
         .0

@@ -31,6 +31,7 @@ use super::event::{
     ToolEndRaw, ToolStatus, Usage, Wants,
 };
 use super::tools;
+use super::wire::end_unreadable;
 use super::{Class, Dialect, RawLine, Sink, mentions};
 use crate::agent::event::Outcome;
 use crate::input::json::{
@@ -87,6 +88,8 @@ struct Line<'a> {
     stats: Object<Stats>,
 }
 
+/// The `error` of a `tool_result` or a `result`, `{"type","message"}`: not the shared
+/// [`ErrorMessage`](super::wire::ErrorMessage), as its `type` is a failed call's status word.
 #[derive(Deserialize, Default)]
 struct ErrorObject<'a> {
     #[serde(rename = "type", borrow, default)]
@@ -95,6 +98,7 @@ struct ErrorObject<'a> {
     message: MaybeStr<'a>,
 }
 
+/// The line's error object (empty when it has none, or one that cannot be read).
 fn error_object(error: Option<&RawValue>) -> ErrorObject<'_> {
     error
         .and_then(|e| crate::input::json::from_str(e.get()).ok())
@@ -139,6 +143,24 @@ struct Stats {
     duration_ms: Num,
 }
 
+impl Stats {
+    /// The tokens, when the stats count the input's.
+    fn usage(&self) -> Option<Usage> {
+        let cached = self.cached.as_u64().unwrap_or(0);
+        self.input_tokens.as_u64().map(|input_tokens| Usage {
+            input: self
+                .input
+                .as_u64()
+                .unwrap_or(input_tokens.saturating_sub(cached)),
+            output: self.output_tokens.as_u64().unwrap_or(0),
+            cache_read: cached,
+            cache_write: 0,
+            reasoning: None,
+            cost_usd: None,
+        })
+    }
+}
+
 impl Dialect for Gemini {
     fn agent(&self) -> Agent {
         Agent::Gemini
@@ -167,102 +189,40 @@ impl Dialect for Gemini {
         head: &Head,
         sink: &mut S,
     ) -> anyhow::Result<()> {
-        let what = Unreadable::of(head.name);
-        if matches!(head.name, NameId::TOOL_USE | NameId::TOOL_RESULT)
-            && !sink.wants().has(Wants::TOOLS)
-        {
-            // A view that lists no tools only needs to know that a tool round came (it
-            // ends the answer's segment), and the peek has told: the arguments and output,
-            // most of a Gemini log, are not read — as such a view does not read Cursor's
-            // `tool_call` lines.
-            return self.tool_round(sink.wants(), sink);
-        }
-        if head.name == NameId::MESSAGE && fast_paths() {
-            let mut decoded = std::mem::take(&mut self.decoded);
-            let read = fast_message(line.bytes, &mut decoded).map(|(role, content)| match role {
-                b"assistant" => self.assistant(content, sink),
-                _ => Ok(()),
-            });
-            self.decoded = decoded;
-            if let Some(done) = read {
-                return done;
+        let wants = sink.wants();
+        match head.name {
+            NameId::TOOL_USE | NameId::TOOL_RESULT if !wants.has(Wants::TOOLS) => {
+                // A view that lists no tools only needs to know that a tool round came (it
+                // ends the answer's segment), and the peek has told: the arguments and
+                // output, most of a Gemini log, are not read — as such a view does not read
+                // Cursor's `tool_call` lines.
+                return self.tool_round(wants, sink);
             }
+            NameId::MESSAGE if fast_paths() => {
+                if let Some(done) = self.read_fast_message(line.bytes, sink) {
+                    return done;
+                }
+            }
+            _ => {}
         }
         let ev: Line = match crate::input::json::from_line(line.bytes) {
             Ok(ev) => ev,
-            Err(e) if head.name == NameId::RESULT => {
-                sink.unreadable(what, line.bytes, &e)?;
-                sink.ensure_run(Agent::Gemini)?;
+            Err(e) => {
+                sink.unreadable(Unreadable::of(head.name), line.bytes, &e)?;
+                if head.name != NameId::RESULT {
+                    return Ok(());
+                }
                 self.reset();
-                return sink.end_run(RunEnd {
-                    outcome: Outcome::Unreadable,
-                    ..RunEnd::unfinished()
-                });
+                return end_unreadable(Agent::Gemini, sink);
             }
-            Err(e) => return sink.unreadable(what, line.bytes, &e),
         };
-        let wants = sink.wants();
         match head.name {
-            NameId::INIT => {
-                self.reset();
-                sink.start_run(RunInfo {
-                    agent: Agent::Gemini,
-                    session_id: ev.session_id.0.map(Cow::into_owned),
-                    model: ev.model.0.map(Cow::into_owned),
-                    cwd: None,
-                })
-            }
+            NameId::INIT => self.init(ev, sink),
             NameId::MESSAGE if ev.role.as_deref() == Some("assistant") => {
                 self.assistant(ev.content.as_deref().unwrap_or("").as_bytes(), sink)
             }
-            NameId::TOOL_USE => {
-                self.tool_round(wants, sink)?;
-                if !wants.has(Wants::TOOLS) {
-                    return Ok(());
-                }
-                let tool = ev.tool_name.0.unwrap_or(Cow::Borrowed("unknown"));
-                let mut call = tools::call(ev.tool_id.0, tool, ev.parameters, wants);
-                call.at_ms = ev.timestamp.as_deref().and_then(rfc3339_ms);
-                sink.tool_started(call)
-            }
-            NameId::TOOL_RESULT => {
-                self.tool_round(wants, sink)?;
-                if !wants.has(Wants::TOOLS) {
-                    return Ok(());
-                }
-                let error = error_object(ev.error);
-                let status = match ev.status.as_deref() {
-                    Some("success") => ToolStatus::success(),
-                    _ => {
-                        let word = error.kind.0.clone().unwrap_or(Cow::Borrowed("error"));
-                        let class = match &*word {
-                            "permission_denied" | "policy_violation" => StatusClass::Rejected,
-                            _ => StatusClass::Failed,
-                        };
-                        ToolStatus::new(word, class)
-                    }
-                };
-                let effect = match &status.class {
-                    StatusClass::Ok => Effect::default(),
-                    _ => Effect {
-                        error: error.message.0.map(Cow::into_owned),
-                        ..Effect::default()
-                    },
-                };
-                let mut call = ToolCall::new("unknown", super::event::ToolKind::Other);
-                call.id = ev.tool_id.0;
-                sink.tool_ended(ToolEndRaw {
-                    call,
-                    status,
-                    result: ev
-                        .output
-                        .or(ev.error)
-                        .filter(|_| wants.has(Wants::TOOL_RAW))
-                        .map(Cow::Borrowed),
-                    effect,
-                    ended_ms: ev.timestamp.as_deref().and_then(rfc3339_ms),
-                })
-            }
+            NameId::TOOL_USE => self.tool_use(ev, sink),
+            NameId::TOOL_RESULT => self.tool_result(ev, sink),
             NameId::ERROR if wants.has(Wants::NOTICES) => {
                 let kind = match ev.severity.as_deref() {
                     Some("error") => NoticeKind::Error,
@@ -273,50 +233,7 @@ impl Dialect for Gemini {
                     text: Cow::Borrowed(ev.message.as_deref().unwrap_or("error")),
                 }))
             }
-            NameId::RESULT => {
-                sink.ensure_run(Agent::Gemini)?;
-                sink.terminal(true);
-                let outcome = match ev.status.as_deref() {
-                    Some("success") => Outcome::Succeeded,
-                    status => {
-                        let error = error_object(ev.error);
-                        Outcome::Failed {
-                            reason: match (error.kind.as_deref(), error.message.as_deref()) {
-                                (Some(kind), Some(message)) => format!("{kind}: {message}"),
-                                (None, Some(message)) => message.to_string(),
-                                _ => format!("status {}", status.unwrap_or("missing")),
-                            },
-                        }
-                    }
-                };
-                let stats = ev.stats.0.unwrap_or_default();
-                let cached = stats.cached.as_u64().unwrap_or(0);
-                let usage = stats.input_tokens.as_u64().map(|input_tokens| Usage {
-                    input: stats
-                        .input
-                        .as_u64()
-                        .unwrap_or(input_tokens.saturating_sub(cached)),
-                    output: stats.output_tokens.as_u64().unwrap_or(0),
-                    cache_read: cached,
-                    cache_write: 0,
-                    reasoning: None,
-                    cost_usd: None,
-                });
-                let end = RunEnd {
-                    outcome,
-                    // No text after the last tool round: no final answer.
-                    final_text: (wants.has(Wants::FINAL) && !self.last_segment.is_empty())
-                        .then_some(&self.last_segment[..]),
-                    answer: AnswerCheck::Unchecked,
-                    usage,
-                    // Failed results say 0: no duration.
-                    duration_ms: stats.duration_ms.as_u64().filter(|&ms| ms > 0),
-                    native_json: None,
-                };
-                let result = sink.end_run(end);
-                self.reset();
-                result
-            }
+            NameId::RESULT => self.result(ev, sink),
             _ => Ok(()),
         }
     }
@@ -341,6 +258,33 @@ impl Dialect for Gemini {
 }
 
 impl Gemini {
+    /// A `message` read by [`fast_message`]: what reading it gave, or `None` when its
+    /// layout is another (the line is then parsed).
+    fn read_fast_message<S: Sink>(
+        &mut self,
+        line: &[u8],
+        sink: &mut S,
+    ) -> Option<anyhow::Result<()>> {
+        let mut decoded = std::mem::take(&mut self.decoded);
+        let read = fast_message(line, &mut decoded).map(|(role, content)| match role {
+            b"assistant" => self.assistant(content, sink),
+            _ => Ok(()),
+        });
+        self.decoded = decoded;
+        read
+    }
+
+    /// `init`: a run starts.
+    fn init<S: Sink>(&mut self, ev: Line<'_>, sink: &mut S) -> anyhow::Result<()> {
+        self.reset();
+        sink.start_run(RunInfo {
+            agent: Agent::Gemini,
+            session_id: ev.session_id.0.map(Cow::into_owned),
+            model: ev.model.0.map(Cow::into_owned),
+            cwd: None,
+        })
+    }
+
     /// An assistant delta (its text is UTF-8: read from a JSON string).
     fn assistant<S: Sink>(&mut self, text: &[u8], sink: &mut S) -> anyhow::Result<()> {
         let wants = sink.wants();
@@ -368,6 +312,89 @@ impl Gemini {
             sink.event(Event::Segment)?;
         }
         Ok(())
+    }
+
+    /// `tool_use`, for a view that lists tools: a call starts.
+    fn tool_use<S: Sink>(&mut self, ev: Line<'_>, sink: &mut S) -> anyhow::Result<()> {
+        let wants = sink.wants();
+        self.tool_round(wants, sink)?;
+        let tool = ev.tool_name.0.unwrap_or(Cow::Borrowed("unknown"));
+        let mut call = tools::call(ev.tool_id.0, tool, ev.parameters, wants);
+        call.at_ms = ev.timestamp.as_deref().and_then(rfc3339_ms);
+        sink.tool_started(call)
+    }
+
+    /// `tool_result`, for a view that lists tools: a call ends; the status word of a
+    /// failure is its error's `type`.
+    fn tool_result<S: Sink>(&mut self, ev: Line<'_>, sink: &mut S) -> anyhow::Result<()> {
+        let wants = sink.wants();
+        self.tool_round(wants, sink)?;
+        let error = error_object(ev.error);
+        let status = match ev.status.as_deref() {
+            Some("success") => ToolStatus::success(),
+            _ => {
+                let word = error.kind.0.clone().unwrap_or(Cow::Borrowed("error"));
+                let class = match &*word {
+                    "permission_denied" | "policy_violation" => StatusClass::Rejected,
+                    _ => StatusClass::Failed,
+                };
+                ToolStatus::new(word, class)
+            }
+        };
+        let effect = match &status.class {
+            StatusClass::Ok => Effect::default(),
+            _ => Effect {
+                error: error.message.0.map(Cow::into_owned),
+                ..Effect::default()
+            },
+        };
+        let mut call = ToolCall::new("unknown", super::event::ToolKind::Other);
+        call.id = ev.tool_id.0;
+        sink.tool_ended(ToolEndRaw {
+            call,
+            status,
+            result: ev
+                .output
+                .or(ev.error)
+                .filter(|_| wants.has(Wants::TOOL_RAW))
+                .map(Cow::Borrowed),
+            effect,
+            ended_ms: ev.timestamp.as_deref().and_then(rfc3339_ms),
+        })
+    }
+
+    /// `result`: the run ends; `status:"error"` fails it.
+    fn result<S: Sink>(&mut self, ev: Line<'_>, sink: &mut S) -> anyhow::Result<()> {
+        sink.ensure_run(Agent::Gemini)?;
+        sink.terminal(true);
+        let outcome = match ev.status.as_deref() {
+            Some("success") => Outcome::Succeeded,
+            status => {
+                let error = error_object(ev.error);
+                Outcome::Failed {
+                    reason: match (error.kind.as_deref(), error.message.as_deref()) {
+                        (Some(kind), Some(message)) => format!("{kind}: {message}"),
+                        (None, Some(message)) => message.to_string(),
+                        _ => format!("status {}", status.unwrap_or("missing")),
+                    },
+                }
+            }
+        };
+        let stats = ev.stats.0.unwrap_or_default();
+        let end = RunEnd {
+            outcome,
+            // No text after the last tool round: no final answer.
+            final_text: (sink.wants().has(Wants::FINAL) && !self.last_segment.is_empty())
+                .then_some(&self.last_segment[..]),
+            answer: AnswerCheck::Unchecked,
+            usage: stats.usage(),
+            // Failed results say 0: no duration.
+            duration_ms: stats.duration_ms.as_u64().filter(|&ms| ms > 0),
+            native_json: None,
+        };
+        let result = sink.end_run(end);
+        self.reset();
+        result
     }
 }
 

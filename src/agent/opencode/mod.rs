@@ -131,7 +131,9 @@ struct Cache {
     write: Num,
 }
 
-/// 1.x `{"name","data":{"message"}}`; 2.x `{"type","message"}`.
+/// 1.x `{"name","data":{"message"}}`; 2.x `{"type","message"}`: not the shared
+/// [`ErrorMessage`](super::wire::ErrorMessage), as the name counts and 1.x's message is
+/// under `data`.
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct ErrorObject<'a> {
@@ -200,11 +202,9 @@ impl Dialect for OpenCode {
         head: &Head,
         sink: &mut S,
     ) -> anyhow::Result<()> {
-        let ev: Line = match crate::input::json::from_line(line.bytes) {
+        let mut ev: Line = match crate::input::json::from_line(line.bytes) {
             Ok(ev) => ev,
-            Err(e) => {
-                return sink.unreadable(Unreadable::of(head.name), line.bytes, &e);
-            }
+            Err(e) => return sink.unreadable(Unreadable::of(head.name), line.bytes, &e),
         };
         self.enter(ev.session.as_deref(), sink)?;
         if let Some(ms) = ev.timestamp.as_u64() {
@@ -212,7 +212,7 @@ impl Dialect for OpenCode {
             self.last_ms = Some(ms);
         }
         let wants = sink.wants();
-        let part = ev.part.0.unwrap_or_default();
+        let part = ev.part.0.get_or_insert_with(Part::default);
         match head.name {
             NameId::STEP_START => {
                 if std::mem::take(&mut self.stopped) {
@@ -221,26 +221,7 @@ impl Dialect for OpenCode {
                 self.step_text.clear();
                 Ok(())
             }
-            NameId::TEXT => {
-                let text = part.text.as_deref().unwrap_or("");
-                let same_part = part
-                    .id
-                    .as_deref()
-                    .is_some_and(|id| self.text_part.as_deref() == Some(id));
-                if !same_part {
-                    self.text_part = part.id.0.map(Cow::into_owned);
-                }
-                if wants.has(Wants::FINAL) {
-                    self.step_text.extend_from_slice(text.as_bytes());
-                }
-                if wants.has(Wants::TEXT) {
-                    if !same_part {
-                        sink.event(Event::Segment)?;
-                    }
-                    sink.event(Event::Text(text.as_bytes()))?;
-                }
-                Ok(())
-            }
+            NameId::TEXT => self.text(part, sink),
             NameId::REASONING if wants.has(Wants::THINKING) => sink.event(Event::Thinking {
                 text: part.text.as_deref().unwrap_or("").as_bytes(),
                 done: true,
@@ -250,41 +231,12 @@ impl Dialect for OpenCode {
                     sink.event(Event::Segment)?;
                 }
                 if wants.has(Wants::TOOLS) {
-                    self.tool(part, wants, sink)?;
+                    self.tool(std::mem::take(part), wants, sink)?;
                 }
                 Ok(())
             }
-            NameId::STEP_FINISH => {
-                if let Some(tokens) = &part.tokens.0 {
-                    let cache = tokens.cache.0.as_ref();
-                    let reasoning = tokens.reasoning.as_u64();
-                    self.usage.get_or_insert_with(Usage::default).add(&Usage {
-                        input: tokens.input.as_u64().unwrap_or(0),
-                        // Reasoning tokens are counted apart from the output here.
-                        output: tokens.output.as_u64().unwrap_or(0) + reasoning.unwrap_or(0),
-                        cache_read: cache.and_then(|c| c.read.as_u64()).unwrap_or(0),
-                        cache_write: cache.and_then(|c| c.write.as_u64()).unwrap_or(0),
-                        reasoning,
-                        cost_usd: part.cost.0.filter(|c| c.is_finite()),
-                    });
-                }
-                self.stopped = part.reason.as_deref() == Some("stop");
-                if self.stopped {
-                    sink.terminal(true);
-                }
-                Ok(())
-            }
-            NameId::ERROR => {
-                let text = ev.error.0.unwrap_or_default().text();
-                if wants.has(Wants::NOTICES) {
-                    sink.event(Event::Notice(&Notice {
-                        kind: NoticeKind::Error,
-                        text: Cow::Borrowed(&text),
-                    }))?;
-                }
-                self.error.get_or_insert(text);
-                Ok(())
-            }
+            NameId::STEP_FINISH => self.step_finish(part, sink),
+            NameId::ERROR => self.error_line(ev.error.0.unwrap_or_default(), sink),
             NameId::DONE => {
                 sink.terminal(true);
                 // The session went idle: the run is over, whatever its last step said.
@@ -356,6 +308,65 @@ impl OpenCode {
         sink.start_run(info)
     }
 
+    /// A `text` part: whole when it finishes; a later event of the same part adds to it.
+    fn text<S: Sink>(&mut self, part: &mut Part<'_>, sink: &mut S) -> anyhow::Result<()> {
+        let wants = sink.wants();
+        let text = part.text.as_deref().unwrap_or("");
+        let same_part = part
+            .id
+            .as_deref()
+            .is_some_and(|id| self.text_part.as_deref() == Some(id));
+        if !same_part {
+            self.text_part = part.id.0.take().map(Cow::into_owned);
+        }
+        if wants.has(Wants::FINAL) {
+            self.step_text.extend_from_slice(text.as_bytes());
+        }
+        if wants.has(Wants::TEXT) {
+            if !same_part {
+                sink.event(Event::Segment)?;
+            }
+            sink.event(Event::Text(text.as_bytes()))?;
+        }
+        Ok(())
+    }
+
+    /// `step_finish`: the step's tokens add to the run's; reason `stop` may end the run.
+    fn step_finish<S: Sink>(&mut self, part: &Part<'_>, sink: &mut S) -> anyhow::Result<()> {
+        if let Some(tokens) = &part.tokens.0 {
+            let cache = tokens.cache.0.as_ref();
+            let reasoning = tokens.reasoning.as_u64();
+            self.usage.get_or_insert_with(Usage::default).add(&Usage {
+                input: tokens.input.as_u64().unwrap_or(0),
+                // Reasoning tokens are counted apart from the output here.
+                output: tokens.output.as_u64().unwrap_or(0) + reasoning.unwrap_or(0),
+                cache_read: cache.and_then(|c| c.read.as_u64()).unwrap_or(0),
+                cache_write: cache.and_then(|c| c.write.as_u64()).unwrap_or(0),
+                reasoning,
+                cost_usd: part.cost.0.filter(|c| c.is_finite()),
+            });
+        }
+        self.stopped = part.reason.as_deref() == Some("stop");
+        if self.stopped {
+            sink.terminal(true);
+        }
+        Ok(())
+    }
+
+    /// An `error` event: a notice, and the first fails the run.
+    fn error_line<S: Sink>(&mut self, error: ErrorObject<'_>, sink: &mut S) -> anyhow::Result<()> {
+        let text = error.text();
+        if sink.wants().has(Wants::NOTICES) {
+            sink.event(Event::Notice(&Notice {
+                kind: NoticeKind::Error,
+                text: Cow::Borrowed(&text),
+            }))?;
+        }
+        self.error.get_or_insert(text);
+        Ok(())
+    }
+
+    /// A `tool_use`, for a view that lists tools: one event per finished call.
     fn tool<S: Sink>(&mut self, part: Part<'_>, wants: Wants, sink: &mut S) -> anyhow::Result<()> {
         let state = part.state.unwrap_or_default();
         let tool = part.tool.0.unwrap_or(Cow::Borrowed("unknown"));
