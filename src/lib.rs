@@ -8,7 +8,7 @@
 //! honest [`Outcome`], its final answer and its token [`Usage`] — at the command's speed,
 //! and without panicking on any input.
 //!
-//! # Unreadable a stream
+//! # Reading a stream
 //!
 //! Implement [`Handler`] for what you want to know, and give it to a [`Reader`] with the
 //! stream: a file, an agent's stdout, or lines you already have.

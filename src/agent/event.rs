@@ -353,7 +353,7 @@ pub enum StatusClass {
 pub enum ToolKind {
     /// Running a command.
     Shell,
-    /// Unreadable a file.
+    /// Reading a file.
     Read,
     /// Changing a file.
     Edit,

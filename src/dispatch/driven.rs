@@ -45,7 +45,7 @@ pub(crate) trait Driven: Handler {
         Ok(())
     }
 
-    /// Unreadable an input failed.
+    /// Reading an input failed.
     fn read_error(&mut self, _name: &str, e: std::io::Error) -> anyhow::Error {
         e.into()
     }

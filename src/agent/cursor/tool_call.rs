@@ -28,7 +28,7 @@
 //! - Error text is under `errorMessage` (read), `error` (grep, task, mcp) or `reason`
 //!   (rejected).
 //!
-//! # Unreadable
+//! # Reading
 //!
 //! [`read_tool_call`] reads one event in one pass, generic over what is kept of the
 //! arguments (`A`) and of the result's payload (`P`): the raw JSON text
