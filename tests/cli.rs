@@ -590,9 +590,22 @@ fn a_delta_appears_while_the_producer_is_still_running() {
     assert_eq!(child.wait().unwrap().code(), Some(3));
 }
 
-/// Runs the binary with stdout and stderr on a pseudo-terminal, through util-linux's
-/// `script`; `None` where `script` is not installed.
-fn on_terminal(args: &str, no_color: bool) -> Option<String> {
+mod prerequisite;
+
+/// Whether util-linux's `script` runs here (installed, and a pseudo-terminal to be had).
+fn script_runs() -> bool {
+    StdCommand::new("script")
+        .args(["-qec", "true", "/dev/null"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Runs the binary with stdout and stderr on a pseudo-terminal, through `script`: what the
+/// terminal got, once the binary ended with status 0.
+fn on_terminal(args: &str, no_color: bool) -> String {
     let mut cmd = StdCommand::new("script");
     cmd.args(["-qec", &format!("{BIN} {args}"), "/dev/null"]);
     if no_color {
@@ -600,31 +613,31 @@ fn on_terminal(args: &str, no_color: bool) -> Option<String> {
     } else {
         cmd.env_remove("NO_COLOR");
     }
-    let out = cmd.stdin(Stdio::null()).output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    let out = cmd.stdin(Stdio::null()).output().unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{args}: {:?}: {screen:?}", out.status);
+    screen
 }
 
 #[test]
 fn on_a_terminal_the_answer_ends_its_line_and_colors_follow_no_color() {
+    if !script_runs() {
+        return prerequisite::missing("util-linux `script` cannot run here");
+    }
     let file = fixture("partial.ndjson");
     let file = file.display();
-    let Some(plain) = on_terminal(&format!("text {file}"), false) else {
-        eprintln!("skipped: util-linux `script` is not installed");
-        return;
-    };
+    let plain = on_terminal(&format!("text {file}"), false);
     let nopartial = fixture("nopartial.ndjson");
-    let screen = on_terminal(&format!("text {}", nopartial.display()), false).unwrap();
+    let screen = on_terminal(&format!("text {}", nopartial.display()), false);
     assert!(screen.ends_with("`count.txt`.\r\n"), "{screen:?}");
     assert!(
         !plain.contains('\x1b'),
         "no styles without --thinking: {plain:?}"
     );
 
-    let colored = on_terminal(&format!("text --thinking {file}"), false).unwrap();
+    let colored = on_terminal(&format!("text --thinking {file}"), false);
     assert!(colored.contains("\x1b["), "{colored:?}");
-    let no_color = on_terminal(&format!("text --thinking {file}"), true).unwrap();
+    let no_color = on_terminal(&format!("text --thinking {file}"), true);
     assert!(!no_color.contains('\x1b'), "{no_color:?}");
     assert!(
         no_color.contains("[thinking] Rounding is missing."),

@@ -1,6 +1,6 @@
 //! Conformance on real streams: `../shared/captures`, public captures this project did not
-//! write. They are read in place when the folder exists, and the tests skip when it does
-//! not (a fresh clone has no such folder).
+//! write. They are read in place when the folder exists; where it does not (a fresh clone
+//! alone) the tests say they skipped, and fail under `CI=true`.
 //!
 //! On every capture that has a `result`, the text `text` rebuilds must equal the result's
 //! text byte for byte; `result` and `json` must print that result; a capture without a
@@ -8,6 +8,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+mod prerequisite;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 
@@ -46,8 +48,7 @@ fn run(view: &str, path: &Path) -> (i32, String, String) {
 #[test]
 fn rebuilt_text_equals_the_result_on_every_real_capture() {
     let Some(files) = captures() else {
-        eprintln!("skipped: ../shared/captures is not here");
-        return;
+        return prerequisite::missing("../shared/captures is not here");
     };
     let mut checked = 0;
     for path in &files {
@@ -75,8 +76,7 @@ fn rebuilt_text_equals_the_result_on_every_real_capture() {
 #[test]
 fn result_and_json_match_the_result_event_on_every_real_capture() {
     let Some(files) = captures() else {
-        eprintln!("skipped: ../shared/captures is not here");
-        return;
+        return prerequisite::missing("../shared/captures is not here");
     };
     for path in &files {
         let results = results(path);
@@ -139,8 +139,7 @@ fn expected_calls(path: &Path) -> Vec<(String, String)> {
 #[test]
 fn tools_lists_every_call_of_every_real_capture_once() {
     let Some(files) = captures() else {
-        eprintln!("skipped: ../shared/captures is not here");
-        return;
+        return prerequisite::missing("../shared/captures is not here");
     };
     let mut calls_seen = 0;
     for path in &files {
@@ -169,8 +168,7 @@ fn tools_lists_every_call_of_every_real_capture_once() {
 #[test]
 fn progress_keeps_the_answer_whole_on_every_real_capture() {
     let Some(files) = captures() else {
-        eprintln!("skipped: ../shared/captures is not here");
-        return;
+        return prerequisite::missing("../shared/captures is not here");
     };
     for path in &files {
         let (_, text, _) = run("text", path);
@@ -518,8 +516,7 @@ fn tool_classes(path: &Path) -> Vec<(String, String)> {
 /// Every view on every capture of `agent` agrees with the plain reading.
 fn conform(agent: &str, read: fn(&[serde_json::Value]) -> Plain) {
     let Some(files) = agent_captures(agent) else {
-        eprintln!("skipped: ../shared/captures/{agent} is not here");
-        return;
+        return prerequisite::missing(&format!("../shared/captures/{agent} is not here"));
     };
     for path in &files {
         let plain = read(&values_of(path));

@@ -1,12 +1,14 @@
 //! The README's DuckDB recipes, run as written over the agents' fixtures, their numbers
 //! checked against what the fixtures are known to hold (their `.expect.json`). Skipped when
-//! the `duckdb` Python package is not installed.
+//! the `duckdb` Python package is not installed (a failure under `CI=true`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
+
+mod prerequisite;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 
@@ -104,8 +106,9 @@ fn table(dir: &Path, view: &str, logs: &[(PathBuf, Value)], name: &str) -> Vec<V
 #[test]
 fn the_readme_recipes_give_the_numbers_the_logs_hold() {
     if !have_duckdb() {
-        eprintln!("skipped: the duckdb Python package is not installed (pip install duckdb)");
-        return;
+        return prerequisite::missing(
+            "the duckdb Python package is not installed (pip install duckdb)",
+        );
     }
     let logs = logs();
     assert!(logs.len() > 40, "{} logs", logs.len());

@@ -5,9 +5,11 @@
 //! `scripts/record/agents.py`) under `cursor-stream run`, inside a network namespace of its
 //! own that has only loopback, so nothing can leave the machine whatever the CLI tries.
 //!
-//! The tests skip, with a message, unless the pinned CLIs are installed in the cache
-//! (`python3 scripts/record/record.py install`, or `scripts/record/ci-e2e.sh`, which also
-//! runs this suite) and `unshare -n` works (root, or user namespaces).
+//! `cargo test` leaves them out (`#[ignore]`): they need the pinned CLIs installed in the
+//! cache (`python3 scripts/record/record.py install`) and `unshare -n` (root, or user
+//! namespaces). `scripts/record/ci-e2e.sh` installs the CLIs and runs them
+//! (`cargo test --test e2e_run -- --ignored`); asked for where the CLIs or `unshare -n` are
+//! missing, a test says it skipped, and fails under `CI=true`.
 //!
 //! How: every test re-executes this test binary, for itself only, under `unshare -n`; the
 //! copy inside the namespace brings `lo` up, starts the mock on 127.0.0.1 and does the work.
@@ -20,6 +22,8 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+mod prerequisite;
 
 /// The cursor-stream under test: this build, or CURSOR_STREAM_E2E_BIN (another build).
 fn bin() -> String {
@@ -78,13 +82,14 @@ fn in_netns(test: &str) -> bool {
         return true;
     }
     if let Some(why) = unavailable() {
-        eprintln!("skipped: {test}: {why}");
+        prerequisite::missing(&why);
         return false;
     }
     let out = Command::new("unshare")
         .args(["-n", "--"])
         .arg(std::env::current_exe().expect("the test binary"))
         .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .arg("--include-ignored") // the copy runs whether asked by name or by --ignored
         .env(INSIDE, "1")
         .env("RUST_BACKTRACE", "0")
         .output()
@@ -634,6 +639,7 @@ macro_rules! e2e_checks {
     ($agent:ident: $($check:ident),*) => {
         mod $agent { $(
             #[test]
+            #[ignore = "the real agent CLIs and `unshare -n`: scripts/record/ci-e2e.sh runs these"]
             fn $check() {
                 super::e2e(
                     concat!(stringify!($agent), "::", stringify!($check)),

@@ -1,5 +1,6 @@
 //! The log views (`events`, `get`, `stats`, `check`) and `--tee`, on the project's
-//! fixtures; `events` and `get` also against jq on the same data (skipped without jq).
+//! fixtures; `events` and `get` also against jq on the same data (skipped without jq, a
+//! failure under `CI=true`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Stdio};
@@ -7,6 +8,8 @@ use std::process::{Command as StdCommand, Stdio};
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
+
+mod prerequisite;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 
@@ -59,7 +62,7 @@ fn have_jq() -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("skipped: jq is not installed");
+        prerequisite::missing("jq is not installed");
     }
     ok
 }
