@@ -82,7 +82,9 @@
 //!
 //! The command's views, dialects and options are not part of the API.
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub(crate) mod agent;
 mod app;
