@@ -20,7 +20,7 @@ use crate::supervise;
 use crate::view::{Ctx, View, ViewHandler};
 
 /// The `cursor-stream` command, from its arguments to its exit status.
-pub fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     let config = match Config::from_cli(Cli::parse()) {
         Action::View(config) => config,
         Action::Completions(shell) => {

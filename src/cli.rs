@@ -38,7 +38,7 @@ Exit status:
 /// calls; the final result with an honest exit status.
 #[derive(Debug, Parser)]
 #[command(name = "cursor-stream", version, after_help = AFTER_HELP, max_term_width = 100)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 
@@ -47,7 +47,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Args)]
-pub struct GlobalArgs {
+pub(crate) struct GlobalArgs {
     /// Stop with exit status 4 at the first line that is not a usable event, instead of
     /// reporting it and going on.
     #[arg(long, global = true)]
@@ -82,7 +82,7 @@ pub struct GlobalArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum AgentChoice {
+pub(crate) enum AgentChoice {
     Auto,
     Cursor,
     Claude,
@@ -93,7 +93,7 @@ pub enum AgentChoice {
 }
 
 impl AgentChoice {
-    pub fn agent(self) -> Option<Agent> {
+    pub(crate) fn agent(self) -> Option<Agent> {
         match self {
             AgentChoice::Auto => None,
             AgentChoice::Cursor => Some(Agent::Cursor),
@@ -107,14 +107,14 @@ impl AgentChoice {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     Auto,
     Always,
     Never,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// The assistant's answer, live, exactly once (no duplicated or lost segments).
     #[command(after_help = "\
 Examples:
@@ -254,7 +254,7 @@ Examples:
 }
 
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// The view the agent's stream goes through.
     #[arg(long, value_enum, default_value_t = RunView::Progress)]
     pub view: RunView,
@@ -273,7 +273,7 @@ pub struct RunArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RunView {
+pub(crate) enum RunView {
     Progress,
     Text,
     Tools,
@@ -288,7 +288,7 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 
 /// Selecting events, for `events` and `get`.
 #[derive(Debug, Args)]
-pub struct FilterArgs {
+pub(crate) struct FilterArgs {
     /// Only events of these types, as the agent names them (assistant, tool_call, result,
     /// stream_event, item.completed, message, step_finish, …).
     #[arg(long = "type", value_name = "TYPE", value_delimiter = ',')]
@@ -325,7 +325,7 @@ impl FilterArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct EventsArgs {
+pub(crate) struct EventsArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -343,7 +343,7 @@ pub struct EventsArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct GetArgs {
+pub(crate) struct GetArgs {
     /// The path(s) to extract, e.g. '.message.content[].text'.
     #[arg(value_name = "PATH", value_parser = parse_paths)]
     pub paths: Paths,
@@ -368,7 +368,7 @@ pub struct GetArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct StatsArgs {
+pub(crate) struct StatsArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -378,7 +378,7 @@ pub struct StatsArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct TranscriptArgs {
+pub(crate) struct TranscriptArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -392,7 +392,7 @@ pub struct TranscriptArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -406,14 +406,14 @@ fn parse_paths(s: &str) -> Result<Paths, String> {
 }
 
 #[derive(Debug, Args)]
-pub struct InputArgs {
+pub(crate) struct InputArgs {
     /// Stream files to read, in order; `-` or nothing reads stdin.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
-pub struct TextArgs {
+pub(crate) struct TextArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -430,7 +430,7 @@ pub struct TextArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ToolsArgs {
+pub(crate) struct ToolsArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -461,7 +461,7 @@ pub struct ToolsArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ProgressArgs {
+pub(crate) struct ProgressArgs {
     #[command(flatten)]
     pub input: InputArgs,
 

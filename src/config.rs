@@ -36,7 +36,7 @@ pub enum ViewChoice {
 
 /// Everything a run needs, decided once.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub(crate) struct Config {
     pub view: ViewChoice,
     /// For `run`: the agent to start (and the inputs are its stdout).
     pub run: Option<RunOptions>,
@@ -57,7 +57,7 @@ pub struct Config {
 }
 
 /// What the command line asks for.
-pub enum Action {
+pub(crate) enum Action {
     View(Box<Config>),
     Completions(clap_complete::Shell),
     Man,
@@ -66,7 +66,7 @@ pub enum Action {
 impl Config {
     /// Resolves the command line once: the view with its options, the inputs, colours and
     /// terminals.
-    pub fn from_cli(cli: Cli) -> Action {
+    pub(crate) fn from_cli(cli: Cli) -> Action {
         let mut run = None;
         let (view, input) = match cli.command {
             Command::Completions { shell } => return Action::Completions(shell),

@@ -11,7 +11,7 @@ use crate::exit::ExitStatus;
 
 /// Counts runs and their outcomes as the dispatcher sees them.
 #[derive(Debug, Default)]
-pub struct Runs {
+pub(crate) struct Runs {
     open: bool,
     succeeded: u64,
     failed: u64,
@@ -19,18 +19,18 @@ pub struct Runs {
 }
 
 impl Runs {
-    pub fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         self.open
     }
 
     /// A run begins. The caller ends the open one first.
-    pub fn start(&mut self) {
+    pub(crate) fn start(&mut self) {
         debug_assert!(!self.open, "a run starts while another is open");
         self.open = true;
     }
 
     /// The open run ends.
-    pub fn end(&mut self, outcome: &Outcome) {
+    pub(crate) fn end(&mut self, outcome: &Outcome) {
         self.open = false;
         match outcome {
             Outcome::Succeeded => self.succeeded += 1,
@@ -40,18 +40,18 @@ impl Runs {
     }
 
     /// Adds the runs of an input read apart (by a worker; see `crate::parallel`).
-    pub fn merge(&mut self, other: &Runs) {
+    pub(crate) fn merge(&mut self, other: &Runs) {
         self.succeeded += other.succeeded;
         self.failed += other.failed;
         self.unfinished += other.unfinished;
     }
 
-    pub fn count(&self) -> u64 {
+    pub(crate) fn count(&self) -> u64 {
         self.succeeded + self.failed + self.unfinished
     }
 
     /// 0 only when every run succeeded; a reported failure outranks a missing end.
-    pub fn status(&self) -> ExitStatus {
+    pub(crate) fn status(&self) -> ExitStatus {
         if self.failed > 0 {
             ExitStatus::RUN_FAILED
         } else if self.unfinished > 0 || self.succeeded == 0 {

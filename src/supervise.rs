@@ -47,7 +47,7 @@ const KILL_AFTER: Duration = Duration::from_secs(2);
 const TICK: Duration = Duration::from_millis(20);
 
 #[derive(Debug, Clone)]
-pub struct RunOptions {
+pub(crate) struct RunOptions {
     pub command: Vec<OsString>,
     /// How long the agent may keep running after its `result`.
     pub grace: Duration,
@@ -57,7 +57,7 @@ pub struct RunOptions {
 
 /// What the threads watching the agent share.
 #[derive(Default)]
-pub struct Watch {
+pub(crate) struct Watch {
     start: Option<Instant>,
     /// Milliseconds since `start` of the agent's last output.
     last_output_ms: AtomicU64,
@@ -86,7 +86,7 @@ impl Watch {
 }
 
 /// The started agent, ready to be read.
-pub struct Supervised {
+pub(crate) struct Supervised {
     child: Arc<Mutex<Child>>,
     stdout: Option<ActivityReader<std::process::ChildStdout>>,
     pub watch: Arc<Watch>,
@@ -97,7 +97,7 @@ pub struct Supervised {
 }
 
 /// The agent could not be started.
-pub struct CannotStart(pub String);
+pub(crate) struct CannotStart(pub String);
 
 /// Spawns the agent in a process group of its own, its stdout and stderr piped to us.
 fn spawn(program: &OsStr, args: &[OsString]) -> Result<Child, CannotStart> {
@@ -129,7 +129,7 @@ fn spawn(program: &OsStr, args: &[OsString]) -> Result<Child, CannotStart> {
 impl Supervised {
     /// Starts the agent, and the threads that watch it: its stderr passed on, the
     /// watchdog, and the one that takes the stopping signals.
-    pub fn start(opts: &RunOptions) -> Result<Supervised, CannotStart> {
+    pub(crate) fn start(opts: &RunOptions) -> Result<Supervised, CannotStart> {
         let Some((program, args)) = opts.command.split_first() else {
             return Err(CannotStart("no command given".into()));
         };
@@ -191,7 +191,7 @@ impl Supervised {
     }
 
     /// The agent's stdout, to be read by the views (once).
-    pub fn take_stdout(&mut self) -> ActivityReader<std::process::ChildStdout> {
+    pub(crate) fn take_stdout(&mut self) -> ActivityReader<std::process::ChildStdout> {
         self.stdout
             .take()
             .expect("the agent's stdout is taken once")
@@ -199,7 +199,7 @@ impl Supervised {
 
     /// Stops the agent now (our output is gone): SIGTERM, and SIGKILL if it lingers.
     /// Whether it was still running.
-    pub fn abort(&self) -> bool {
+    pub(crate) fn abort(&self) -> bool {
         let was_running = self
             .child
             .lock()
@@ -223,7 +223,7 @@ impl Supervised {
 
     /// When a signal stopped the agent: the status `run` exits with (128 + the signal), after
     /// a line on stderr saying so.
-    pub fn stopped_by_signal(&self) -> Option<ExitStatus> {
+    pub(crate) fn stopped_by_signal(&self) -> Option<ExitStatus> {
         let signal = Caught::try_from(self.watch.stopped_by.load(Ordering::Relaxed)).ok()?;
         let _ = writeln!(
             io::stderr(),
@@ -240,7 +240,7 @@ impl Supervised {
 
     /// Waits for the agent to exit, after its stdout ended; gives the status `run` exits
     /// with, from the views' status and how the agent ended.
-    pub fn finish(mut self, view_status: ExitStatus) -> ExitStatus {
+    pub(crate) fn finish(mut self, view_status: ExitStatus) -> ExitStatus {
         let status = {
             let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
             child.wait()
@@ -308,7 +308,7 @@ impl Supervised {
 }
 
 /// The agent's stdout, noting when it last printed something.
-pub struct ActivityReader<R> {
+pub(crate) struct ActivityReader<R> {
     inner: R,
     watch: Arc<Watch>,
 }
@@ -348,7 +348,7 @@ fn pass_stderr(stderr: impl Read, agent: Option<Agent>, watch: &Watch) -> Vec<&'
 /// A one-line hint for the failures users of each agent CLI run into most (each dialect
 /// knows its agent's, see `Dialect::hint`). With no agent known, every agent's hints are
 /// tried.
-pub fn hint_for(agent: Option<Agent>, message: &str) -> Option<&'static str> {
+pub(crate) fn hint_for(agent: Option<Agent>, message: &str) -> Option<&'static str> {
     let agents: &[Agent] = match &agent {
         Some(a) => std::slice::from_ref(a),
         None => &Agent::ALL,

@@ -52,7 +52,7 @@ impl Default for Calls {
 
 impl Calls {
     /// A call starts: its position, or `None` for a repeated start.
-    pub fn start(&mut self, call: &ToolCall<'_>) -> Option<u64> {
+    pub(crate) fn start(&mut self, call: &ToolCall<'_>) -> Option<u64> {
         let seq = self.next_seq;
         let started = Started {
             seq,
@@ -72,7 +72,7 @@ impl Calls {
     }
 
     /// A call ends.
-    pub fn end(&mut self, id: Option<&str>) -> Matched {
+    pub(crate) fn end(&mut self, id: Option<&str>) -> Matched {
         let Some(id) = id else {
             // Without an id nothing can be matched: a call of its own.
             return Matched::Unstarted(self.take_seq());
@@ -87,7 +87,7 @@ impl Calls {
     }
 
     /// The run ended: the calls still in flight, in start order, and a clean slate.
-    pub fn end_run(&mut self) -> Vec<Started> {
+    pub(crate) fn end_run(&mut self) -> Vec<Started> {
         let mut pending: Vec<_> = self.in_flight.drain().map(|(_, s)| s).collect();
         pending.append(&mut self.anonymous);
         pending.sort_by_key(|s| s.seq);

@@ -53,7 +53,7 @@ pub(crate) struct Boundaries {
 impl Boundaries {
     /// The next line (with its peek): the agent whose run starts here, when the line is a
     /// run boundary.
-    pub fn next(&mut self, peeked: &Peeked, line: &[u8]) -> Option<Agent> {
+    pub(crate) fn next(&mut self, peeked: &Peeked, line: &[u8]) -> Option<Agent> {
         let Peeked::Event(head) = peeked else {
             return None;
         };
@@ -68,7 +68,7 @@ impl Boundaries {
     }
 
     /// The last event was a terminal event.
-    pub fn after_terminal(self) -> bool {
+    pub(crate) fn after_terminal(self) -> bool {
         self.after_terminal
     }
 }

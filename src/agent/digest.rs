@@ -6,7 +6,7 @@
 /// Text remembered as a length and a CRC-32, so that it can be compared with bounded
 /// memory. Hashing a few KiB at once costs far less than hashing each delta of a few
 /// bytes, so text is gathered in batches.
-pub struct Digest {
+pub(crate) struct Digest {
     pub len: u64,
     crc: crc32fast::Hasher,
     batch: Vec<u8>,
@@ -25,7 +25,7 @@ impl Default for Digest {
 }
 
 impl Digest {
-    pub fn add(&mut self, text: &[u8]) {
+    pub(crate) fn add(&mut self, text: &[u8]) {
         self.len += text.len() as u64;
         if self.batch.len() + text.len() > HASH_BATCH {
             self.crc.update(&self.batch);
@@ -39,7 +39,7 @@ impl Digest {
     }
 
     /// Whether the text added is `expected`, byte for byte (by length and CRC).
-    pub fn matches(&self, expected: &[u8]) -> bool {
+    pub(crate) fn matches(&self, expected: &[u8]) -> bool {
         // Most comparisons fail on the length: no hashing then.
         if self.len != expected.len() as u64 {
             return false;
@@ -50,14 +50,14 @@ impl Digest {
     }
 
     /// Whether `text` starts with the text added (by length and CRC of its start).
-    pub fn is_prefix_of(&self, text: &[u8]) -> bool {
+    pub(crate) fn is_prefix_of(&self, text: &[u8]) -> bool {
         usize::try_from(self.len)
             .ok()
             .and_then(|len| text.get(..len))
             .is_some_and(|start| self.matches(start))
     }
 
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.len = 0;
         self.crc = crc32fast::Hasher::new();
         self.batch.clear();

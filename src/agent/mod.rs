@@ -20,7 +20,7 @@ pub(crate) mod codex;
 pub(crate) mod cursor;
 pub(crate) mod detect;
 pub(crate) mod digest;
-pub mod event;
+pub(crate) mod event;
 pub(crate) mod gemini;
 pub(crate) mod opencode;
 pub(crate) mod tools;
@@ -61,7 +61,7 @@ pub(crate) struct Class {
 }
 
 impl Class {
-    pub const UNKNOWN: Class = Class {
+    pub(crate) const UNKNOWN: Class = Class {
         opens: false,
         always: false,
         yields: Wants::NONE,
@@ -69,7 +69,7 @@ impl Class {
     };
 
     /// Starts, ends or decides a run.
-    pub const fn lifecycle(yields: Wants) -> Class {
+    pub(crate) const fn lifecycle(yields: Wants) -> Class {
         Class {
             opens: false,
             always: true,
@@ -79,7 +79,7 @@ impl Class {
     }
 
     /// Content of a run.
-    pub const fn content(yields: Wants) -> Class {
+    pub(crate) const fn content(yields: Wants) -> Class {
         Class {
             opens: true,
             always: false,
@@ -89,7 +89,7 @@ impl Class {
     }
 
     /// Known, but not part of the run's content: transport, hooks, control messages.
-    pub const fn noise(yields: Wants) -> Class {
+    pub(crate) const fn noise(yields: Wants) -> Class {
         Class {
             opens: false,
             always: false,
@@ -210,7 +210,7 @@ macro_rules! each {
 }
 
 impl AnyDialect {
-    pub fn new(agent: Agent) -> AnyDialect {
+    pub(crate) fn new(agent: Agent) -> AnyDialect {
         match agent {
             Agent::Cursor => AnyDialect::Cursor(cursor::Cursor::default()),
             Agent::Claude | Agent::Qwen => AnyDialect::Claude(claude::Claude::new(agent)),
@@ -222,7 +222,7 @@ impl AnyDialect {
 
     /// A dialect for `agent` that reads every run as `agent`'s (`--agent`): Claude's does
     /// not become Qwen's on a Qwen init, nor the reverse.
-    pub fn forced(agent: Agent) -> AnyDialect {
+    pub(crate) fn forced(agent: Agent) -> AnyDialect {
         let mut dialect = AnyDialect::new(agent);
         if let AnyDialect::Claude(d) = &mut dialect {
             d.fix_agent();
@@ -232,7 +232,7 @@ impl AnyDialect {
 
     /// The wire types worth decoding for a view that wants `wants`: those that start, end
     /// or decide a run, and those that can give what it wants. Computed once per dialect.
-    pub fn interest(&self, wants: Wants) -> TypeSet {
+    pub(crate) fn interest(&self, wants: Wants) -> TypeSet {
         let mut set = TypeSet::NONE;
         for name in NameId::all() {
             let class = self.classify(name);
@@ -246,7 +246,7 @@ impl AnyDialect {
     /// After [`Dialect::finish`], where a run of `agent` starts afresh: the same dialect,
     /// forgetting what a run leaves to the next, when it is `agent`'s (it keeps its
     /// buffers, already grown), else `false` (another agent's dialect is needed).
-    pub fn start_afresh_as(&mut self, agent: Agent) -> bool {
+    pub(crate) fn start_afresh_as(&mut self, agent: Agent) -> bool {
         if self.agent() != agent {
             return false;
         }
@@ -316,7 +316,7 @@ pub(crate) fn missing_session_id(head: &Head, line: &[u8]) -> Option<String> {
 
 impl NameId {
     /// Every name in the table, and `OTHER`.
-    pub fn all() -> impl Iterator<Item = NameId> {
+    pub(crate) fn all() -> impl Iterator<Item = NameId> {
         (0..=NameId::OTHER.index()).map(NameId::from_index)
     }
 }

@@ -151,14 +151,14 @@ pub(crate) struct ArgsSummary {
 impl ArgsSummary {
     /// Reads arguments given as an object, or as a JSON string holding one (the
     /// `function` shape's `arguments`); anything else gives nothing.
-    pub fn read(args: &RawValue) -> ArgsSummary {
+    pub(crate) fn read(args: &RawValue) -> ArgsSummary {
         crate::input::json::from_str::<Lenient>(args.get())
             .map(|l| l.0)
             .unwrap_or_default()
     }
 
     /// The call's main argument: the path, command, pattern, MCP tool, … as written.
-    pub fn target(&self, kind: ToolKind) -> Option<String> {
+    pub(crate) fn target(&self, kind: ToolKind) -> Option<String> {
         let text = |t: &Text| t.0.clone().filter(|s| !s.is_empty());
         let specific = match kind {
             ToolKind::Grep => text(&self.pattern).map(|p| match text(&self.path) {

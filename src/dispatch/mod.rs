@@ -80,7 +80,7 @@ struct HeldLine {
 }
 
 impl<D: Driven> Dispatcher<D> {
-    pub fn new(handler: D, max_line: Option<usize>) -> Self {
+    pub(crate) fn new(handler: D, max_line: Option<usize>) -> Self {
         Dispatcher {
             checked: checked_types(&handler),
             engine: Engine::new(handler),
@@ -94,7 +94,7 @@ impl<D: Driven> Dispatcher<D> {
 
     /// Reads every input as `agent`'s stream (`--agent`): no detection, no switch to
     /// another agent's dialect, and every run is `agent`'s.
-    pub fn agent(mut self, agent: Option<Agent>) -> Self {
+    pub(crate) fn agent(mut self, agent: Option<Agent>) -> Self {
         self.forced = agent;
         self.engine.forced = agent;
         self
@@ -103,19 +103,19 @@ impl<D: Driven> Dispatcher<D> {
     /// Reads with buffers of this size instead of the usual 1 MiB (they still grow for a
     /// longer line). Small buffers exercise the splitter harder; tests and the fuzz
     /// target use them.
-    pub fn buffer_size(mut self, size: usize) -> Self {
+    pub(crate) fn buffer_size(mut self, size: usize) -> Self {
         self.buffer_size = size.max(1);
         self
     }
 
     /// Sets `flag` while the agent's terminal event has been seen (for `run`, which stops
     /// an agent that lingers after it).
-    pub fn signal_terminal(mut self, flag: Arc<AtomicBool>) -> Self {
+    pub(crate) fn signal_terminal(mut self, flag: Arc<AtomicBool>) -> Self {
         self.engine.terminal = Some(flag);
         self
     }
 
-    pub fn handler(&mut self) -> &mut D {
+    pub(crate) fn handler(&mut self) -> &mut D {
         &mut self.engine.handler
     }
 
@@ -124,7 +124,11 @@ impl<D: Driven> Dispatcher<D> {
     ///
     /// The input is read, split and peeked on a thread of its own (see `input::reader`);
     /// here the lines go through the dialect to the view, in order.
-    pub fn feed<R: Read + Send + 'static>(&mut self, name: &str, rdr: R) -> anyhow::Result<()> {
+    pub(crate) fn feed<R: Read + Send + 'static>(
+        &mut self,
+        name: &str,
+        rdr: R,
+    ) -> anyhow::Result<()> {
         self.begin(name);
         self.resume(name, rdr, (1, 0))
     }
@@ -132,7 +136,7 @@ impl<D: Driven> Dispatcher<D> {
     /// Goes on reading the current input from the middle: `rdr` starts at the line
     /// numbered `first_line.0`, `first_line.1` bytes into the input, and reads to its end
     /// (the reading of one big file in parts, when a part did not end cleanly).
-    pub fn resume<R: Read + Send + 'static>(
+    pub(crate) fn resume<R: Read + Send + 'static>(
         &mut self,
         name: &str,
         rdr: R,
@@ -175,7 +179,7 @@ impl<D: Driven> Dispatcher<D> {
     }
 
     /// Some of a batch's lines, read on another thread (see `crate::parallel::split`).
-    pub fn lines(&mut self, batch: &Batch, lines: &[LineInfo]) -> anyhow::Result<()> {
+    pub(crate) fn lines(&mut self, batch: &Batch, lines: &[LineInfo]) -> anyhow::Result<()> {
         for info in lines {
             self.line(&batch.line(info), &info.peeked)?;
             self.engine.handler.line_done()?;
@@ -187,7 +191,7 @@ impl<D: Driven> Dispatcher<D> {
     /// thread reads on: ends the dialect as the boundary would. Returns `false`, having
     /// done nothing, when the reading from the start would not have started afresh there
     /// (a run still open, the agent not yet known): then this one must read on.
-    pub fn cut(&mut self) -> anyhow::Result<bool> {
+    pub(crate) fn cut(&mut self) -> anyhow::Result<bool> {
         let Slot::Ready { dialect, .. } = &mut self.slot else {
             return Ok(false);
         };
@@ -200,7 +204,7 @@ impl<D: Driven> Dispatcher<D> {
     }
 
     /// An input starts: its lines come through [`Dispatcher::push`], then [`Dispatcher::end`].
-    pub fn begin(&mut self, name: &str) {
+    pub(crate) fn begin(&mut self, name: &str) {
         self.engine.handler.input(name);
         self.boundaries = detect::Boundaries::default();
         self.slot = match self.forced {
@@ -216,7 +220,7 @@ impl<D: Driven> Dispatcher<D> {
     /// One line the caller already split (with or without its `\n` or `\r\n`), numbered
     /// from 1 within its input: peeked here, then as [`Dispatcher::feed`]'s lines. A line
     /// over the `max_line` limit is refused as the reading thread refuses it.
-    pub fn push(&mut self, line: &[u8], number: u64) -> anyhow::Result<()> {
+    pub(crate) fn push(&mut self, line: &[u8], number: u64) -> anyhow::Result<()> {
         let raw = line;
         let unterminated = !line.ends_with(b"\n");
         let line = line.strip_suffix(b"\n").unwrap_or(line);
@@ -249,7 +253,7 @@ impl<D: Driven> Dispatcher<D> {
     }
 
     /// The input ended: a run still open ends with it.
-    pub fn end(&mut self) -> anyhow::Result<()> {
+    pub(crate) fn end(&mut self) -> anyhow::Result<()> {
         if let Slot::Undecided(_) = self.slot {
             self.decide(Agent::Cursor)?;
         }
@@ -261,12 +265,12 @@ impl<D: Driven> Dispatcher<D> {
 
     /// The handler and the runs it saw, without finishing (a worker's input, merged by
     /// `crate::parallel`).
-    pub fn into_parts(self) -> (D, Runs) {
+    pub(crate) fn into_parts(self) -> (D, Runs) {
         (self.engine.handler, self.engine.runs)
     }
 
     /// All inputs are read: gives the exit status.
-    pub fn finish(mut self) -> anyhow::Result<ExitStatus> {
+    pub(crate) fn finish(mut self) -> anyhow::Result<ExitStatus> {
         self.engine.handler.finish(&self.engine.runs)
     }
 

@@ -371,7 +371,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for MaybeStr<'a> {
 }
 
 impl MaybeStr<'_> {
-    pub fn as_deref(&self) -> Option<&str> {
+    pub(crate) fn as_deref(&self) -> Option<&str> {
         self.0.as_deref()
     }
 }
@@ -380,7 +380,7 @@ impl MaybeStr<'_> {
 pub(crate) struct ObjectOnly<T>(pub PhantomData<T>);
 
 impl<T> ObjectOnly<T> {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         ObjectOnly(PhantomData)
     }
 }
@@ -434,7 +434,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectOnly<T> {
 pub(crate) struct EachElement<T, F>(pub F, pub PhantomData<T>);
 
 impl<T, F> EachElement<T, F> {
-    pub fn new(f: F) -> Self {
+    pub(crate) fn new(f: F) -> Self {
         EachElement(f, PhantomData)
     }
 }

@@ -10,7 +10,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 /// A string, or `None` for any other JSON value.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Text(pub Option<String>);
+pub(crate) struct Text(pub Option<String>);
 
 impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
@@ -23,16 +23,16 @@ impl<'de> Deserialize<'de> for Text {
 
 /// A number, or a string holding one (`"1784819289745"`); `None` for anything else.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
-pub struct Num(pub Option<f64>);
+pub(crate) struct Num(pub Option<f64>);
 
 impl Num {
-    pub fn as_u64(self) -> Option<u64> {
+    pub(crate) fn as_u64(self) -> Option<u64> {
         self.0
             .filter(|n| n.is_finite() && *n >= 0.0 && *n < 1.8e19)
             .map(|n| n as u64)
     }
 
-    pub fn as_i64(self) -> Option<i64> {
+    pub(crate) fn as_i64(self) -> Option<i64> {
         self.0
             .filter(|n| n.is_finite() && n.abs() < 9.2e18)
             .map(|n| n as i64)
@@ -51,7 +51,7 @@ impl<'de> Deserialize<'de> for Num {
 
 /// A boolean; `None` for anything else.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Flag(pub Option<bool>);
+pub(crate) struct Flag(pub Option<bool>);
 
 impl<'de> Deserialize<'de> for Flag {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Flag, D::Error> {
@@ -65,7 +65,7 @@ impl<'de> Deserialize<'de> for Flag {
 /// An object read as `T`; `None` for any other JSON value, so that a usage block or an
 /// error that became a string (or `null`, or a list) loses that field, not the event.
 #[derive(Debug, Clone)]
-pub struct Object<T>(pub Option<T>);
+pub(crate) struct Object<T>(pub Option<T>);
 
 impl<T> Default for Object<T> {
     fn default() -> Self {
@@ -84,7 +84,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
 
 /// A count: a number, or the length of an array.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Count(pub Option<u64>);
+pub(crate) struct Count(pub Option<u64>);
 
 impl<'de> Deserialize<'de> for Count {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Count, D::Error> {

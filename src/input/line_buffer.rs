@@ -24,7 +24,7 @@ use std::io::{self, Read};
 /// Large reads mean few system calls and, from a pipe, few wake-ups of the reading thread
 /// (the stdin pipe is enlarged to the same size). A handful of such buffers are in flight
 /// (see `reader`), far below the memory budget.
-pub const DEFAULT_CAPACITY: usize = 1024 * 1024;
+pub(crate) const DEFAULT_CAPACITY: usize = 1024 * 1024;
 
 /// One line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +49,7 @@ pub struct Line<'a> {
 
 /// The line is longer than the limit the caller set.
 #[derive(Debug)]
-pub struct LineTooLong {
+pub(crate) struct LineTooLong {
     pub limit: usize,
     pub line: u64,
 }

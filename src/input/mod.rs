@@ -4,7 +4,7 @@
 pub(crate) mod fast_de;
 pub(crate) mod json;
 pub(crate) mod lenient;
-pub mod line_buffer;
+pub(crate) mod line_buffer;
 pub(crate) mod peek;
 pub(crate) mod reader;
 
@@ -15,13 +15,13 @@ use std::sync::Arc;
 
 /// One input, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Input {
+pub(crate) enum Input {
     Stdin,
     Path(PathBuf),
 }
 
 impl Input {
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         match self {
             Input::Stdin => "<stdin>".to_string(),
             Input::Path(p) => p.display().to_string(),
@@ -30,7 +30,7 @@ impl Input {
 }
 
 /// An input, ready to be read on the reading thread.
-pub fn open(input: &Input) -> io::Result<Box<dyn Read + Send>> {
+pub(crate) fn open(input: &Input) -> io::Result<Box<dyn Read + Send>> {
     match input {
         Input::Stdin => {
             enlarge_stdin_pipe();
@@ -41,7 +41,7 @@ pub fn open(input: &Input) -> io::Result<Box<dyn Read + Send>> {
 }
 
 /// A named input, opened; a directory is refused.
-pub fn open_path(path: &std::path::Path) -> io::Result<File> {
+pub(crate) fn open_path(path: &std::path::Path) -> io::Result<File> {
     let file = File::open(path)?;
     if file.metadata()?.is_dir() {
         return Err(io::Error::new(
@@ -68,14 +68,14 @@ fn enlarge_stdin_pipe() {}
 /// Copies every byte read to a file, before the views see it: a user watching `text`
 /// keeps the whole log. Unbuffered, so the copy is complete up to the last read even if
 /// the program is killed; that is one write per read, not per line.
-pub struct Tee<R> {
+pub(crate) struct Tee<R> {
     inner: R,
     /// Shared by the inputs read one after the other, each on its reading thread.
     copy: Option<Arc<File>>,
 }
 
 impl<R: Read> Tee<R> {
-    pub fn new(inner: R, copy: Option<Arc<File>>) -> Self {
+    pub(crate) fn new(inner: R, copy: Option<Arc<File>>) -> Self {
         Tee { inner, copy }
     }
 }

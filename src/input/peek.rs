@@ -35,7 +35,7 @@ macro_rules! wire_names {
 
         #[allow(dead_code)]
         impl NameId {
-            $(pub const $id: NameId = NameId(Index::$id as u8);)*
+            $(pub(crate) const $id: NameId = NameId(Index::$id as u8);)*
         }
     };
 }
@@ -81,10 +81,10 @@ wire_names! {
 
 impl NameId {
     /// Any name not in the table.
-    pub const OTHER: NameId = NameId(NAMES.len() as u8);
+    pub(crate) const OTHER: NameId = NameId(NAMES.len() as u8);
 
     /// The id of a type name; `OTHER` for a name not in the table.
-    pub fn of_name(name: &str) -> NameId {
+    pub(crate) fn of_name(name: &str) -> NameId {
         NameId::of(name.as_bytes()).map_or(NameId::OTHER, |(id, _)| id)
     }
 
@@ -101,16 +101,16 @@ impl NameId {
 
     /// The name as on the wire, and what an unreadable line of it counts as; `None` for
     /// [`OTHER`](Self::OTHER).
-    pub fn names(self) -> Option<(&'static str, &'static str)> {
+    pub(crate) fn names(self) -> Option<(&'static str, &'static str)> {
         let i = usize::from(self.0);
         Some((NAMES.get(i)?, UNREADABLE.get(i)?))
     }
 
-    pub const fn index(self) -> u8 {
+    pub(crate) const fn index(self) -> u8 {
         self.0
     }
 
-    pub const fn from_index(index: u8) -> NameId {
+    pub(crate) const fn from_index(index: u8) -> NameId {
         NameId(index)
     }
 }
@@ -120,14 +120,14 @@ impl NameId {
 pub(crate) struct TypeSet(u64);
 
 impl TypeSet {
-    pub const NONE: TypeSet = TypeSet(0);
-    pub const ALL: TypeSet = TypeSet(u64::MAX);
+    pub(crate) const NONE: TypeSet = TypeSet(0);
+    pub(crate) const ALL: TypeSet = TypeSet(u64::MAX);
 
-    pub const fn contains(self, name: NameId) -> bool {
+    pub(crate) const fn contains(self, name: NameId) -> bool {
         self.0 & name.bit() != 0
     }
 
-    pub fn insert(&mut self, name: NameId) {
+    pub(crate) fn insert(&mut self, name: NameId) {
         self.0 |= name.bit();
     }
 }
@@ -157,7 +157,7 @@ pub(crate) struct Head {
 
 impl Head {
     /// The subtype, reading the line for it when the peek could not see it.
-    pub fn subtype<'h>(&'h self, line: &[u8]) -> Option<Cow<'h, str>> {
+    pub(crate) fn subtype<'h>(&'h self, line: &[u8]) -> Option<Cow<'h, str>> {
         match &self.subtype {
             Subtype::Known(s) => s.as_deref().map(Cow::Borrowed),
             Subtype::NotPeeked => match parse_head(line).ok()?.subtype {

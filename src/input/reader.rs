@@ -38,7 +38,7 @@ pub(crate) struct Setup {
 }
 
 impl Setup {
-    pub fn new(buffer_size: usize, max_line: Option<usize>, checked: TypeSet) -> Setup {
+    pub(crate) fn new(buffer_size: usize, max_line: Option<usize>, checked: TypeSet) -> Setup {
         Setup {
             buffer_size,
             max_line,
@@ -68,18 +68,18 @@ pub(crate) struct LineInfo {
 
 impl LineInfo {
     /// The line's length in bytes, terminator included.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.raw.len()
     }
 }
 
 impl Batch {
     /// Where a line starts in the input, in bytes.
-    pub fn offset(&self, info: &LineInfo) -> u64 {
+    pub(crate) fn offset(&self, info: &LineInfo) -> u64 {
         self.start + info.raw.start as u64
     }
 
-    pub fn line(&self, info: &LineInfo) -> Line<'_> {
+    pub(crate) fn line(&self, info: &LineInfo) -> Line<'_> {
         Line {
             bytes: &self.data[info.bytes.clone()],
             raw: &self.data[info.raw.clone()],
@@ -113,7 +113,7 @@ pub(crate) enum Next {
 impl ReadThread {
     /// Starts reading `rdr` on its own thread. The thread ends at the end of the input, at
     /// a read error (passed on), or when the `ReadThread` is dropped and it next sends.
-    pub fn spawn<R: Read + Send + 'static>(rdr: R, setup: Setup) -> io::Result<ReadThread> {
+    pub(crate) fn spawn<R: Read + Send + 'static>(rdr: R, setup: Setup) -> io::Result<ReadThread> {
         let buffers = setup.buffers.max(2);
         let (batch_tx, batches) = mpsc::sync_channel(buffers);
         let (spares, spare_rx) = mpsc::channel();
@@ -142,7 +142,7 @@ impl ReadThread {
     }
 
     /// A batch if one is ready, without blocking.
-    pub fn poll(&mut self) -> io::Result<Next> {
+    pub(crate) fn poll(&mut self) -> io::Result<Next> {
         match self.batches.try_recv() {
             Ok(batch) => batch.map(Next::Batch),
             Err(TryRecvError::Empty) => Ok(Next::NotYet),
@@ -154,7 +154,7 @@ impl ReadThread {
     }
 
     /// The next batch, waiting for it.
-    pub fn wait(&mut self) -> io::Result<Option<Batch>> {
+    pub(crate) fn wait(&mut self) -> io::Result<Option<Batch>> {
         match self.batches.recv() {
             Ok(batch) => batch.map(Some),
             Err(_) => {
@@ -172,12 +172,12 @@ impl ReadThread {
     }
 
     /// Gives a batch's buffers back to be filled again.
-    pub fn recycle(&self, batch: Batch) {
+    pub(crate) fn recycle(&self, batch: Batch) {
         let _ = self.spares.send(batch);
     }
 
     /// Where other threads give batches back (those [`ReadThread::wait`] handed on).
-    pub fn recycler(&self) -> Sender<Batch> {
+    pub(crate) fn recycler(&self) -> Sender<Batch> {
         self.spares.clone()
     }
 }

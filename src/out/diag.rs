@@ -16,7 +16,7 @@ const EXCERPT_CHARS: usize = 72;
 
 /// A problem with the input ended the run (`--strict`, `--max-line`): exit status 4.
 #[derive(Debug)]
-pub struct BadInput(pub String);
+pub(crate) struct BadInput(pub String);
 
 impl Display for BadInput {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -28,7 +28,7 @@ impl std::error::Error for BadInput {}
 
 /// An event a dialect reads in full, named for the "unreadable … event" reports.
 #[derive(Debug, Clone, Copy)]
-pub struct Unreadable {
+pub(crate) struct Unreadable {
     /// The event as the user knows it: `assistant`, `tool_call`, `item.completed`, …
     pub event: &'static str,
     /// The kind, for counting repeated reports: `unreadable assistant events`.
@@ -56,7 +56,7 @@ macro_rules! unreadable {
 }
 pub(crate) use unreadable;
 
-pub struct Diag {
+pub(crate) struct Diag {
     source: String,
     line: u64,
     /// Inputs begun so far (the current one's number).
@@ -73,7 +73,7 @@ pub struct Diag {
 }
 
 impl Diag {
-    pub fn new(strict: bool, quiet: bool) -> Diag {
+    pub(crate) fn new(strict: bool, quiet: bool) -> Diag {
         Diag {
             source: String::new(),
             line: 0,
@@ -111,7 +111,7 @@ impl Diag {
         self.emit(out, kind, label);
     }
 
-    pub fn set_source(&mut self, name: &str) {
+    pub(crate) fn set_source(&mut self, name: &str) {
         self.source.clear();
         self.source.push_str(name);
         self.line = 0;
@@ -119,31 +119,31 @@ impl Diag {
     }
 
     /// The inputs begun so far: with [`Diag::line`], which line of which input is read.
-    pub fn inputs(&self) -> u64 {
+    pub(crate) fn inputs(&self) -> u64 {
         self.inputs
     }
 
-    pub fn set_line(&mut self, line: u64) {
+    pub(crate) fn set_line(&mut self, line: u64) {
         self.line = line;
     }
 
     /// The current input's name.
-    pub fn source(&self) -> &str {
+    pub(crate) fn source(&self) -> &str {
         &self.source
     }
 
     /// The current line number (1-based; 0 before the first line).
-    pub fn line(&self) -> u64 {
+    pub(crate) fn line(&self) -> u64 {
         self.line
     }
 
     /// `file:line`, for messages.
-    pub fn position(&self) -> String {
+    pub(crate) fn position(&self) -> String {
         format!("{}:{}", self.source, self.line)
     }
 
     /// A line that is not a usable event. The run goes on unless `--strict`.
-    pub fn bad_line(
+    pub(crate) fn bad_line(
         &mut self,
         out: &mut Output,
         kind: &'static str,
@@ -168,7 +168,7 @@ impl Diag {
 
     /// The event read, or `None` after reporting why it could not be (a bad line: fatal
     /// under `--strict`).
-    pub fn readable<T, E: Display>(
+    pub(crate) fn readable<T, E: Display>(
         &mut self,
         out: &mut Output,
         what: Unreadable,
@@ -186,7 +186,7 @@ impl Diag {
     }
 
     /// Something worth knowing about the current line that does not stop the run.
-    pub fn warn(&mut self, out: &mut Output, kind: &'static str, what: impl Display) {
+    pub(crate) fn warn(&mut self, out: &mut Output, kind: &'static str, what: impl Display) {
         self.msg.clear();
         let _ = write!(self.msg, "{}:{}: {what}", self.source, self.line);
         self.emit(out, kind, "warning");
@@ -194,7 +194,7 @@ impl Diag {
 
     /// A statement about a whole run (it failed, it did not finish). Never summarised,
     /// never silenced: it explains the exit status.
-    pub fn note(&mut self, out: &mut Output, what: impl Display) {
+    pub(crate) fn note(&mut self, out: &mut Output, what: impl Display) {
         out.begin_err_block();
         let label = Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold();
         out.write_err(b"cursor-stream: ");
@@ -203,7 +203,7 @@ impl Diag {
     }
 
     /// Sums up the messages that were counted but not shown.
-    pub fn finish(&mut self, out: &mut Output) {
+    pub(crate) fn finish(&mut self, out: &mut Output) {
         for i in 0..self.seen.len() {
             let (kind, n) = self.seen[i];
             if n > SHOWN_PER_KIND && !self.quiet {
@@ -250,7 +250,7 @@ impl Diag {
 
 /// The start of a line, made safe to print: invalid UTF-8 replaced, control characters
 /// (terminal escapes among them) shown escaped, long lines cut.
-pub struct Excerpt<'a>(pub &'a [u8]);
+pub(crate) struct Excerpt<'a>(pub &'a [u8]);
 
 impl Display for Excerpt<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -19,7 +19,7 @@ const ELLIPSIS: char = '…';
 /// The terminal's width in columns, read once: `COLUMNS` when it holds a number (a user who
 /// sets it means it), else the size of whichever of stdout and stderr is a terminal, else
 /// 80.
-pub fn terminal_columns() -> usize {
+pub(crate) fn terminal_columns() -> usize {
     if let Some(n) = std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.trim().parse::<usize>().ok())
@@ -33,7 +33,7 @@ pub fn terminal_columns() -> usize {
 }
 
 /// Columns `s` takes on a terminal.
-pub fn width(s: &str) -> usize {
+pub(crate) fn width(s: &str) -> usize {
     if printable_ascii(s) {
         return s.len();
     }
@@ -77,7 +77,7 @@ fn tail(s: &str, max: usize) -> &str {
 }
 
 /// `s` cut at the end to `max` columns, `…` last when anything was cut.
-pub fn cut_end(s: &str, max: usize) -> Cow<'_, str> {
+pub(crate) fn cut_end(s: &str, max: usize) -> Cow<'_, str> {
     if width(s) <= max {
         return Cow::Borrowed(s);
     }
@@ -106,12 +106,12 @@ fn elide(s: &str, max: usize, head_percent: usize) -> Cow<'_, str> {
 
 /// A command in at most `max` columns: its start kept (what runs, with which options), its
 /// middle elided, a little of its end kept.
-pub fn elide_command(s: &str, max: usize) -> Cow<'_, str> {
+pub(crate) fn elide_command(s: &str, max: usize) -> Cow<'_, str> {
     elide(s, max, 66)
 }
 
 /// Any other value in at most `max` columns: as much of its start as of its end.
-pub fn elide_middle(s: &str, max: usize) -> Cow<'_, str> {
+pub(crate) fn elide_middle(s: &str, max: usize) -> Cow<'_, str> {
     elide(s, max, 50)
 }
 
@@ -144,7 +144,7 @@ fn root_len(path: &str) -> usize {
 /// A path in at most `max` columns, keeping what tells the file: its root and as many of
 /// its last components as fit, the file name always (`D:\…\roof\Calculator.vue`). A file
 /// name wider than the room keeps its end (the extension).
-pub fn elide_path(path: &str, max: usize) -> Cow<'_, str> {
+pub(crate) fn elide_path(path: &str, max: usize) -> Cow<'_, str> {
     if width(path) <= max {
         return Cow::Borrowed(path);
     }

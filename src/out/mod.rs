@@ -12,7 +12,7 @@
 //! tool adds itself reach the terminal.
 
 pub(crate) mod diag;
-pub mod fit;
+pub(crate) mod fit;
 pub(crate) mod held;
 
 use std::fmt::Write as _;
@@ -48,12 +48,12 @@ pub(crate) trait ToMain {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Channel {
+pub(crate) enum Channel {
     Out,
     Err,
 }
 
-pub struct Output {
+pub(crate) struct Output {
     out: BufWriter<Box<dyn Write>>,
     err: BufWriter<Box<dyn Write>>,
     last: Channel,
@@ -74,7 +74,7 @@ pub struct Output {
 
 /// How the two streams behave; resolved once from the flags and the environment.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct OutputMode {
+pub(crate) struct OutputMode {
     pub out_is_terminal: bool,
     pub err_is_terminal: bool,
     pub color_out: bool,
@@ -87,7 +87,7 @@ pub struct OutputMode {
 }
 
 impl Output {
-    pub fn new(out: Box<dyn Write>, err: Box<dyn Write>, mode: OutputMode) -> Output {
+    pub(crate) fn new(out: Box<dyn Write>, err: Box<dyn Write>, mode: OutputMode) -> Output {
         Output {
             out: BufWriter::with_capacity(OUT_CAPACITY, out),
             err: BufWriter::with_capacity(8 * 1024, err),
@@ -107,7 +107,7 @@ impl Output {
 
     /// The width lines written to `channel` are fitted to; `None` when they are written
     /// whole (not a terminal).
-    pub fn width(&self, channel: Channel) -> Option<usize> {
+    pub(crate) fn width(&self, channel: Channel) -> Option<usize> {
         match channel {
             Channel::Out => self.out_width,
             Channel::Err => self.err_width,
@@ -115,7 +115,7 @@ impl Output {
     }
 
     /// Writes the chosen view's output.
-    pub fn write_out(&mut self, bytes: &[u8]) -> io::Result<()> {
+    pub(crate) fn write_out(&mut self, bytes: &[u8]) -> io::Result<()> {
         if bytes.is_empty() {
             return Ok(());
         }
@@ -136,7 +136,7 @@ impl Output {
     }
 
     /// Writes `bytes` to stdout in `style` when stdout takes colors.
-    pub fn write_out_styled(&mut self, style: Style, bytes: &[u8]) -> io::Result<()> {
+    pub(crate) fn write_out_styled(&mut self, style: Style, bytes: &[u8]) -> io::Result<()> {
         if self.color_out && !bytes.is_empty() {
             write!(self.out, "{}", style.render())?;
             self.write_out(bytes)?;
@@ -147,7 +147,7 @@ impl Output {
     }
 
     /// Writes to stderr. Errors are ignored: there is nowhere left to report them.
-    pub fn write_err(&mut self, bytes: &[u8]) {
+    pub(crate) fn write_err(&mut self, bytes: &[u8]) {
         self.switch_to_err();
         let bytes = match &mut self.clean_err {
             Some(cleaner) => cleaner.clean(bytes),
@@ -157,7 +157,7 @@ impl Output {
     }
 
     /// Writes to stderr in `style` when stderr takes colors.
-    pub fn write_err_styled(&mut self, style: Style, bytes: &[u8]) {
+    pub(crate) fn write_err_styled(&mut self, style: Style, bytes: &[u8]) {
         if self.color_err && !bytes.is_empty() {
             self.switch_to_err();
             let _ = write!(self.err, "{}", style.render());
@@ -177,7 +177,7 @@ impl Output {
 
     /// Before a block of stderr output: on a screen shared with stdout, start a new line
     /// so that a message does not continue the answer's last line.
-    pub fn begin_err_block(&mut self) {
+    pub(crate) fn begin_err_block(&mut self) {
         if self.shared_terminal && !self.out_at_line_start {
             self.write_err(b"\n");
             self.out_at_line_start = true;
@@ -185,7 +185,12 @@ impl Output {
     }
 
     /// Writes to either stream; only stdout's errors are returned.
-    pub fn write_styled(&mut self, channel: Channel, style: Style, bytes: &[u8]) -> io::Result<()> {
+    pub(crate) fn write_styled(
+        &mut self,
+        channel: Channel,
+        style: Style,
+        bytes: &[u8],
+    ) -> io::Result<()> {
         match channel {
             Channel::Out => self.write_out_styled(style, bytes),
             Channel::Err => {
@@ -196,7 +201,7 @@ impl Output {
     }
 
     /// Makes sure what is written next to `channel` starts a line of the screen.
-    pub fn begin_line(&mut self, channel: Channel) -> io::Result<()> {
+    pub(crate) fn begin_line(&mut self, channel: Channel) -> io::Result<()> {
         match channel {
             Channel::Out if !self.out_at_line_start => self.write_out(b"\n"),
             Channel::Out => Ok(()),
@@ -208,7 +213,7 @@ impl Output {
     }
 
     /// At the end: the terminal's prompt should not follow the answer's last line.
-    pub fn end_terminal_line(&mut self) -> io::Result<()> {
+    pub(crate) fn end_terminal_line(&mut self) -> io::Result<()> {
         if self.out_is_terminal && !self.out_at_line_start {
             self.write_out(b"\n")?;
         }
@@ -216,12 +221,12 @@ impl Output {
     }
 
     /// Whether stdout's last byte ends a line (true when nothing was written).
-    pub fn out_at_line_start(&self) -> bool {
+    pub(crate) fn out_at_line_start(&self) -> bool {
         self.out_at_line_start
     }
 
     /// Called once per event; flushes only with `--line-buffered`.
-    pub fn event_done(&mut self) -> io::Result<()> {
+    pub(crate) fn event_done(&mut self) -> io::Result<()> {
         if self.line_buffered {
             self.flush()
         } else {
@@ -230,12 +235,12 @@ impl Output {
     }
 
     /// Whether either stream holds bytes not yet written through.
-    pub fn holds_bytes(&self) -> bool {
+    pub(crate) fn holds_bytes(&self) -> bool {
         !self.out.buffer().is_empty() || !self.err.buffer().is_empty()
     }
 
     /// Flushes both streams; stdout's error (a closed pipe) is returned.
-    pub fn flush(&mut self) -> io::Result<()> {
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
         match self.last {
             Channel::Out => {
                 let _ = self.err.flush();
@@ -286,7 +291,7 @@ impl vte::Perform for Keep<'_> {
 
 /// One line of text: control characters (newlines, terminal escapes) shown escaped, and
 /// cut with `…` after `max` characters.
-pub fn one_line(s: &str, max: usize) -> String {
+pub(crate) fn one_line(s: &str, max: usize) -> String {
     let mut out = String::with_capacity(s.len().min(max.saturating_add(8)));
     for (i, c) in s.chars().enumerate() {
         if i == max {
@@ -304,7 +309,7 @@ pub fn one_line(s: &str, max: usize) -> String {
 
 /// One line of text, control characters shown escaped, nothing cut: a value piped whole,
 /// or fitted to the terminal afterwards.
-pub fn escape_line(s: &str) -> String {
+pub(crate) fn escape_line(s: &str) -> String {
     one_line(s, usize::MAX)
 }
 
@@ -314,7 +319,7 @@ pub(crate) mod testing {
     use crate::testing::Capture;
 
     /// An `Output` writing into two buffers, and the buffers.
-    pub fn capture(mode: OutputMode) -> (Output, Capture, Capture) {
+    pub(crate) fn capture(mode: OutputMode) -> (Output, Capture, Capture) {
         let out = Capture::default();
         let err = Capture::default();
         (

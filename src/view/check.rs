@@ -77,7 +77,7 @@ fn is_zero(n: &u64) -> bool {
 /// Unknown event type names listed at most: a hostile log could make every line a new one.
 const UNKNOWN_TYPES: usize = 100;
 
-pub struct CheckView {
+pub(crate) struct CheckView {
     opts: CheckOptions,
     /// Where each call of the run started, by its position in start order.
     starts: HashMap<u64, Position>,
@@ -106,7 +106,7 @@ enum CheckQuestion {
 }
 
 impl CheckView {
-    pub fn new(opts: CheckOptions) -> CheckView {
+    pub(crate) fn new(opts: CheckOptions) -> CheckView {
         CheckView {
             opts,
             starts: HashMap::new(),

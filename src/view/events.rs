@@ -25,7 +25,7 @@ pub struct EventsOptions {
     pub count: bool,
 }
 
-pub struct EventsView {
+pub(crate) struct EventsView {
     opts: EventsOptions,
     matched: u64,
     facts: LineFacts,
@@ -37,7 +37,7 @@ pub struct EventsView {
 }
 
 impl EventsView {
-    pub fn new(opts: EventsOptions) -> EventsView {
+    pub(crate) fn new(opts: EventsOptions) -> EventsView {
         EventsView {
             opts,
             matched: 0,

@@ -38,7 +38,7 @@ pub(crate) struct LineFacts {
 
 impl LineFacts {
     /// Notes the tool calls an event of the current line is about.
-    pub fn event(&mut self, ev: &Event<'_>, ctx: &Ctx) {
+    pub(crate) fn event(&mut self, ev: &Event<'_>, ctx: &Ctx) {
         let tool = match ev {
             Event::ToolStarted { call, .. } => &call.tool,
             // A call still pending when its run ends is not about the line that ends it.

@@ -23,7 +23,7 @@ use crate::agent::event::{Agent, Outcome, RunEnd, Usage, Wants};
 use crate::view::{Ctx, View};
 
 #[derive(Debug, Default)]
-pub struct JsonView;
+pub(crate) struct JsonView;
 
 impl View for JsonView {
     fn wants(&self) -> Wants {
@@ -63,7 +63,7 @@ struct Synthesized<'a> {
 
 /// Token counts as `json` and `stats --json` write them.
 #[derive(Debug, Default, Clone, Copy, Serialize)]
-pub struct UsageFields {
+pub(crate) struct UsageFields {
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub cache_read_tokens: u64,

@@ -53,7 +53,7 @@ pub(crate) struct Ctx {
 }
 
 impl Ctx {
-    pub fn new(out: Output, diag: Diag) -> Ctx {
+    pub(crate) fn new(out: Output, diag: Diag) -> Ctx {
         Ctx {
             out,
             diag,
@@ -66,7 +66,7 @@ impl Ctx {
 
     /// Whether the current line belongs to [`Ctx::run`]: read while it was open, or the
     /// line that ended it. Lines between runs (Claude's hooks before its `init`) do not.
-    pub fn line_in_run(&self) -> bool {
+    pub(crate) fn line_in_run(&self) -> bool {
         self.run_open || self.ended_here
     }
 
@@ -266,7 +266,7 @@ pub(crate) struct ViewHandler<V> {
 }
 
 impl<V: View> ViewHandler<V> {
-    pub fn new(view: V, ctx: Ctx) -> ViewHandler<V> {
+    pub(crate) fn new(view: V, ctx: Ctx) -> ViewHandler<V> {
         ViewHandler { view, ctx }
     }
 }

@@ -36,7 +36,7 @@ pub struct ProgressOptions {
     pub thinking: bool,
 }
 
-pub struct ProgressView {
+pub(crate) struct ProgressView {
     opts: ProgressOptions,
     channel: Channel,
     /// The answer is written as `text` writes it.
@@ -47,7 +47,7 @@ pub struct ProgressView {
 }
 
 impl ProgressView {
-    pub fn new(opts: ProgressOptions) -> ProgressView {
+    pub(crate) fn new(opts: ProgressOptions) -> ProgressView {
         let channel = if opts.activity_stderr {
             Channel::Err
         } else {

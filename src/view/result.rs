@@ -11,7 +11,7 @@ use crate::agent::event::{RunEnd, Wants};
 use crate::view::{Ctx, View};
 
 #[derive(Debug, Default)]
-pub struct ResultView;
+pub(crate) struct ResultView;
 
 impl View for ResultView {
     fn wants(&self) -> Wants {

@@ -28,7 +28,7 @@ pub struct StatsOptions {
 
 /// One run's numbers; also used for the totals.
 #[derive(Debug, Default, Clone, Serialize)]
-pub struct RunStats {
+pub(crate) struct RunStats {
     pub agent: &'static str,
     /// The input the run was read from, as named on the command line (`<stdin>`).
     pub file: String,
@@ -46,7 +46,7 @@ pub struct RunStats {
 }
 
 #[derive(Debug, Default, Clone, Serialize)]
-pub struct ToolStats {
+pub(crate) struct ToolStats {
     pub total: u64,
     pub by_status: BTreeMap<String, u64>,
     /// By the agent's own tool name.
@@ -78,7 +78,7 @@ fn bump(map: &mut BTreeMap<String, u64>, key: &str, n: u64) {
     }
 }
 
-pub struct StatsView {
+pub(crate) struct StatsView {
     opts: StatsOptions,
     run: RunStats,
     usage: Option<Usage>,
@@ -90,7 +90,7 @@ pub struct StatsView {
 }
 
 impl StatsView {
-    pub fn new(opts: StatsOptions) -> StatsView {
+    pub(crate) fn new(opts: StatsOptions) -> StatsView {
         StatsView {
             opts,
             run: RunStats::default(),

@@ -22,7 +22,7 @@ pub struct TextOptions {
     pub thinking: bool,
 }
 
-pub struct TextView {
+pub(crate) struct TextView {
     opts: TextOptions,
     answer: AnswerWriter,
     thinking: Thinking,
@@ -45,14 +45,14 @@ pub(crate) struct AnswerWriter {
 }
 
 impl AnswerWriter {
-    pub fn new(separator: Option<Vec<u8>>) -> AnswerWriter {
+    pub(crate) fn new(separator: Option<Vec<u8>>) -> AnswerWriter {
         AnswerWriter {
             separator,
             ..AnswerWriter::default()
         }
     }
 
-    pub fn run_start(&mut self, agent: Agent) {
+    pub(crate) fn run_start(&mut self, agent: Agent) {
         self.paragraphs = agent.separates_messages();
         self.wrote = false;
         self.tail = [0, 0];
@@ -60,7 +60,7 @@ impl AnswerWriter {
     }
 
     /// Answer text, with whatever separation is due before it.
-    pub fn text(&mut self, text: &[u8], ctx: &mut Ctx) -> anyhow::Result<()> {
+    pub(crate) fn text(&mut self, text: &[u8], ctx: &mut Ctx) -> anyhow::Result<()> {
         if text.is_empty() {
             return Ok(());
         }
@@ -83,20 +83,20 @@ impl AnswerWriter {
     }
 
     /// A segment ends: separation is due before more text.
-    pub fn segment(&mut self) {
+    pub(crate) fn segment(&mut self) {
         self.separator_due = self.wrote;
     }
 
     /// Something else was written on its own lines between the answer's pieces (`progress`
     /// writes activity lines there): that keeps them apart already.
-    pub fn set_apart(&mut self) {
+    pub(crate) fn set_apart(&mut self) {
         if self.wrote {
             self.tail = [b'\n', b'\n'];
         }
     }
 
     /// The run ended: its final answer is written when no text was streamed.
-    pub fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+    pub(crate) fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         if let Some(text) = settle_answer(end, ctx) {
             self.separator_due = false;
             self.text(text, ctx)?;
@@ -118,7 +118,7 @@ fn paragraph_break(tail: [u8; 2], next: &[u8]) -> &'static [u8] {
 }
 
 impl TextView {
-    pub fn new(opts: TextOptions) -> TextView {
+    pub(crate) fn new(opts: TextOptions) -> TextView {
         TextView {
             answer: AnswerWriter::new(opts.separator.clone()),
             opts,

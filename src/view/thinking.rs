@@ -6,7 +6,7 @@ use anstyle::Style;
 use crate::out::Channel;
 use crate::view::Ctx;
 
-pub struct Thinking {
+pub(crate) struct Thinking {
     channel: Channel,
     /// A phase has been written and not yet ended with a newline.
     open: bool,
@@ -18,7 +18,7 @@ pub struct Thinking {
 }
 
 impl Thinking {
-    pub fn new(channel: Channel) -> Thinking {
+    pub(crate) fn new(channel: Channel) -> Thinking {
         Thinking {
             channel,
             open: false,
@@ -28,7 +28,7 @@ impl Thinking {
     }
 
     /// Reasoning text; `done` ends the phase.
-    pub fn show(&mut self, text: &[u8], done: bool, ctx: &mut Ctx) -> anyhow::Result<()> {
+    pub(crate) fn show(&mut self, text: &[u8], done: bool, ctx: &mut Ctx) -> anyhow::Result<()> {
         if !text.is_empty() {
             let dim = Style::new().dimmed().italic();
             if !self.open {
@@ -68,7 +68,7 @@ impl Thinking {
     }
 
     /// Ends the phase's line, if one is open (before anything else is written).
-    pub fn close(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+    pub(crate) fn close(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
         if self.open {
             self.open = false;
             let held = std::mem::take(&mut self.held);

@@ -105,14 +105,14 @@ struct Record<'a> {
     session_id: Option<&'a str>,
 }
 
-pub struct ToolsView {
+pub(crate) struct ToolsView {
     opts: ToolsOptions,
     /// Lines by start position; `None` while the call runs. Released from the front.
     order: BTreeMap<u64, Option<Line>>,
 }
 
 impl ToolsView {
-    pub fn new(opts: ToolsOptions) -> ToolsView {
+    pub(crate) fn new(opts: ToolsOptions) -> ToolsView {
         ToolsView {
             opts,
             order: BTreeMap::new(),

@@ -10,7 +10,7 @@ use crate::agent::event::{Effect, StatusClass, ToolKind, ToolStatus, Usage};
 use crate::out::{escape_line, fit};
 
 /// `850 ms`, `3.2 s`, `2 min 5 s`.
-pub fn duration(ms: u64) -> String {
+pub(crate) fn duration(ms: u64) -> String {
     if ms < 1000 {
         format!("{ms} ms")
     } else if ms < 60_000 {
@@ -21,12 +21,12 @@ pub fn duration(ms: u64) -> String {
 }
 
 /// `1 line`, `3 lines`.
-pub fn count(n: u64, one: &str, many: &str) -> String {
+pub(crate) fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// `12840` → `12,840`.
-pub fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
@@ -39,7 +39,7 @@ pub fn thousands(n: u64) -> String {
 }
 
 /// A status as the human views show it: `ok` for a success, else the agent's word.
-pub fn status_word<'s>(status: &'s ToolStatus<'_>) -> &'s str {
+pub(crate) fn status_word<'s>(status: &'s ToolStatus<'_>) -> &'s str {
     match status.class {
         StatusClass::Ok => "ok",
         _ => &status.word,
@@ -47,7 +47,7 @@ pub fn status_word<'s>(status: &'s ToolStatus<'_>) -> &'s str {
 }
 
 /// The colour of a status, by what it means.
-pub fn status_style(class: StatusClass) -> Style {
+pub(crate) fn status_style(class: StatusClass) -> Style {
     let color = match class {
         StatusClass::Ok => AnsiColor::Green,
         StatusClass::Rejected => AnsiColor::Yellow,
@@ -58,7 +58,9 @@ pub fn status_style(class: StatusClass) -> Style {
 }
 
 /// Sorts tool-call statuses for display: `ok` first, `pending` last, the rest by name.
-pub fn status_order<'s>(counts: impl IntoIterator<Item = (&'s String, &'s u64)>) -> Vec<String> {
+pub(crate) fn status_order<'s>(
+    counts: impl IntoIterator<Item = (&'s String, &'s u64)>,
+) -> Vec<String> {
     let mut list: Vec<_> = counts.into_iter().collect();
     list.sort_by_key(|(s, _)| (s.as_str() != "ok", s.as_str() == "pending", s.as_str()));
     list.into_iter().map(|(s, n)| format!("{n} {s}")).collect()
@@ -68,7 +70,7 @@ pub fn status_order<'s>(counts: impl IntoIterator<Item = (&'s String, &'s u64)>)
 /// relative to it wherever they stand in it, and for a shell call the command a shell
 /// wrapper runs (`/bin/zsh -lc 'ls -la'` → `ls -la`). Shortening it to a width is
 /// [`fit_sentence`]'s.
-pub fn target(target: Option<&str>, kind: ToolKind, cwd: Option<&str>) -> String {
+pub(crate) fn target(target: Option<&str>, kind: ToolKind, cwd: Option<&str>) -> String {
     let Some(target) = target else {
         return String::new();
     };
@@ -88,7 +90,7 @@ pub fn target(target: Option<&str>, kind: ToolKind, cwd: Option<&str>) -> String
 
 /// How an argument of this kind of tool is shortened: a path keeps its file name, anything
 /// else its start.
-pub fn shorten(kind: ToolKind, arg: &str, max: usize) -> Cow<'_, str> {
+pub(crate) fn shorten(kind: ToolKind, arg: &str, max: usize) -> Cow<'_, str> {
     match kind {
         // A path keeps its file name, spaces in it or not (`C:\Users\Jane Doe\…`).
         ToolKind::Read | ToolKind::Write | ToolKind::Edit | ToolKind::Delete | ToolKind::List => {
@@ -105,7 +107,7 @@ const MIN_ARG: usize = 12;
 /// A line that tells `arg` (`render` writes it around the argument it is given), in at
 /// most `max` columns: the argument is shortened first, down to [`MIN_ARG`] columns, then
 /// the line is cut at its end. `None` for `max` writes it whole.
-pub fn fit_sentence(
+pub(crate) fn fit_sentence(
     max: Option<usize>,
     kind: ToolKind,
     arg: &str,
@@ -131,7 +133,7 @@ pub fn fit_sentence(
 /// The command a shell wrapper runs: `bash -lc 'cargo test'`, `/bin/zsh -lc "…"`,
 /// `pwsh -NoProfile -Command '…'`, `cmd.exe /c …` give what is inside; anything else is
 /// returned as it is. Quoting is undone only when one quoted word makes the whole rest.
-pub fn inner_command(cmd: &str) -> Cow<'_, str> {
+pub(crate) fn inner_command(cmd: &str) -> Cow<'_, str> {
     let words = |s: &str| -> Option<(usize, usize)> {
         // Start and end of the first word of `s`.
         let start = s.len() - s.trim_start().len();
@@ -236,12 +238,12 @@ fn unquote(s: &str, sh: bool, ps: bool) -> Option<Cow<'_, str>> {
 /// A path counts where it starts a word of `text` (after a space, a quote, `=`, …), so a
 /// command's arguments are relativized too. `dir` written the Windows way (`D:\…`,
 /// `\\server\share`) matches either separator and any letter case, as Windows does.
-pub fn relative<'t>(text: &'t str, dir: &str) -> Cow<'t, str> {
+pub(crate) fn relative<'t>(text: &'t str, dir: &str) -> Cow<'t, str> {
     replace_dir(text, dir, "")
 }
 
 /// `text` with paths under the home directory written `~/…`; for the terminal.
-pub fn tilde(text: &str) -> Cow<'_, str> {
+pub(crate) fn tilde(text: &str) -> Cow<'_, str> {
     let home = std::env::var("HOME")
         .ok()
         .or_else(|| std::env::var("USERPROFILE").ok());
@@ -323,7 +325,7 @@ fn dir_at(s: &str, dir: &str, windows: bool) -> Option<usize> {
 }
 
 /// How the call went, in a few words (`exit 0`, `120 lines`, `+12 −3`, the error).
-pub fn brief(kind: ToolKind, class: StatusClass, effect: &Effect) -> String {
+pub(crate) fn brief(kind: ToolKind, class: StatusClass, effect: &Effect) -> String {
     // The first line of an error says what it is (`Exit code 101`); the rest is output.
     let error = || {
         effect
@@ -363,7 +365,7 @@ pub fn brief(kind: ToolKind, class: StatusClass, effect: &Effect) -> String {
 }
 
 /// "Read src/main.rs (120 lines)", "Ran `cargo test` (exit 0, 3.2 s)", "Rejected: rm -rf build".
-pub fn describe(
+pub(crate) fn describe(
     kind: ToolKind,
     tool: &str,
     target: &str,
@@ -442,7 +444,7 @@ fn or_tool(target: &str, tool: &str) -> String {
 }
 
 /// `shell sleep 100`, for calls that did not do what their verb says.
-pub fn tool_and_target(tool: &str, target: &str) -> String {
+pub(crate) fn tool_and_target(tool: &str, target: &str) -> String {
     let tool = escape_line(tool);
     if target.is_empty() {
         tool
@@ -453,12 +455,12 @@ pub fn tool_and_target(tool: &str, target: &str) -> String {
 
 /// A session id as people are shown it: its first 8 characters, as short commit ids are
 /// (`--json` has the whole id), on one line.
-pub fn short_session(id: &str) -> String {
+pub(crate) fn short_session(id: &str) -> String {
     escape_line(&id.chars().take(8).collect::<String>())
 }
 
 /// A run's tokens for people: `12,840 in, 356 out, 9,984 cache read`.
-pub fn tokens(usage: &Usage) -> String {
+pub(crate) fn tokens(usage: &Usage) -> String {
     let mut tokens = vec![
         format!("{} in", thousands(usage.input)),
         format!("{} out", thousands(usage.output)),

@@ -140,7 +140,7 @@ impl Dialect for Claude {
 }
 
 impl Claude {
-    pub fn new(agent: Agent) -> Claude {
+    pub(crate) fn new(agent: Agent) -> Claude {
         Claude {
             agent,
             fixed: false,
@@ -155,7 +155,7 @@ impl Claude {
     }
 
     /// Reads every run as `self.agent`'s (`--agent`).
-    pub fn fix_agent(&mut self) {
+    pub(crate) fn fix_agent(&mut self) {
         self.fixed = true;
     }
 

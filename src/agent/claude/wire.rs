@@ -68,7 +68,7 @@ struct Fallback<'a> {
 }
 
 impl System<'_> {
-    pub fn fallback(&self) -> Option<(&str, &str)> {
+    pub(super) fn fallback(&self) -> Option<(&str, &str)> {
         let data = self.data.as_ref()?;
         Some((data.from_model.as_deref()?, data.to_model.as_deref()?))
     }
@@ -618,7 +618,7 @@ pub(super) struct OutputDetails {
 
 impl ResultLine<'_> {
     /// The first error message the result gives.
-    pub fn first_error(&self) -> Option<&str> {
+    pub(super) fn first_error(&self) -> Option<&str> {
         self.errors
             .iter()
             .flatten()

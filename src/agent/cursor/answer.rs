@@ -66,7 +66,7 @@ impl Default for Answer {
 
 impl Answer {
     /// Reads an `assistant` event and returns the text it adds to the answer (often none).
-    pub fn assistant(&mut self, line: &[u8]) -> Result<&[u8], serde_json::Error> {
+    pub(super) fn assistant(&mut self, line: &[u8]) -> Result<&[u8], serde_json::Error> {
         self.scratch.clear();
         let meta = wire::read_assistant(line, &mut self.scratch)?;
         let new = if meta.has_model_call_id || !meta.has_timestamp {
@@ -78,12 +78,12 @@ impl Answer {
     }
 
     /// A tool call: the segment ends.
-    pub fn tool_call(&mut self) {
+    pub(super) fn tool_call(&mut self) {
         self.begin_segment(Segment::Fresh);
     }
 
     /// A new run begins.
-    pub fn reset(&mut self) {
+    pub(super) fn reset(&mut self) {
         self.begin_segment(Segment::Fresh);
     }
 
@@ -127,13 +127,13 @@ impl Answer {
 #[cfg(test)]
 pub(crate) mod samples {
     //! Assistant events in each form, for tests here and in the views.
-    pub const DELTA_A: &str = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Hel"}]},"timestamp_ms":1}"#;
-    pub const DELTA_B: &str = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"lo"}]},"timestamp_ms":2}"#;
-    pub const SEG_FLUSH: &str = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Hello"}]},"model_call_id":"m1","timestamp_ms":3}"#;
-    pub const FINAL_HELLO: &str =
+    pub(crate) const DELTA_A: &str = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Hel"}]},"timestamp_ms":1}"#;
+    pub(crate) const DELTA_B: &str = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"lo"}]},"timestamp_ms":2}"#;
+    pub(crate) const SEG_FLUSH: &str = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Hello"}]},"model_call_id":"m1","timestamp_ms":3}"#;
+    pub(crate) const FINAL_HELLO: &str =
         r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Hello"}]}}"#;
-    pub const DELTA_C: &str = r#"{"type":"assistant","message":{"content":[{"type":"text","text":" world"}]},"timestamp_ms":4}"#;
-    pub const FINAL_WORLD: &str =
+    pub(crate) const DELTA_C: &str = r#"{"type":"assistant","message":{"content":[{"type":"text","text":" world"}]},"timestamp_ms":4}"#;
+    pub(crate) const FINAL_WORLD: &str =
         r#"{"type":"assistant","message":{"content":[{"type":"text","text":" world"}]}}"#;
 }
 

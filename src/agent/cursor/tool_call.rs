@@ -50,14 +50,14 @@ use crate::input::lenient::{Count, Flag, Num, Text};
 
 /// `started`, `completed`, or another subtype.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     Started,
     Completed,
     Other,
 }
 
 #[derive(Debug)]
-pub struct ToolCallEvent<'a, A, P> {
+pub(crate) struct ToolCallEvent<'a, A, P> {
     pub phase: Phase,
     pub call_id: Option<Cow<'a, str>>,
     pub session_id: Option<Cow<'a, str>>,
@@ -69,7 +69,7 @@ pub struct ToolCallEvent<'a, A, P> {
 }
 
 #[derive(Debug)]
-pub struct Call<'a, A, P> {
+pub(crate) struct Call<'a, A, P> {
     /// The kind key without `ToolCall` (`read`, `shell`, `semSearch`, …), or for the
     /// `function` shape, the function's name.
     pub tool: Cow<'a, str>,
@@ -78,7 +78,7 @@ pub struct Call<'a, A, P> {
 }
 
 #[derive(Debug)]
-pub enum CallResult<'a, P> {
+pub(crate) enum CallResult<'a, P> {
     /// `{"<variant>": {…}}`.
     Variant {
         /// The variant key: `success`, `rejected`, `error`, …
@@ -91,7 +91,7 @@ pub enum CallResult<'a, P> {
 }
 
 /// Reads a `tool_call` event. See the module doc for `A` and `P`.
-pub fn read_tool_call<'a, A, P>(
+pub(crate) fn read_tool_call<'a, A, P>(
     line: &'a [u8],
 ) -> Result<ToolCallEvent<'a, A, P>, serde_json::Error>
 where
@@ -106,7 +106,7 @@ where
 }
 
 /// How the result's variant payload is kept.
-pub trait Payload<'de>: Sized {
+pub(crate) trait Payload<'de>: Sized {
     /// The raw JSON is kept: a result of an unexpected shape is kept too.
     const RAW: bool = false;
     /// Reads the next map value; `None` when it is not an object (so not the variant).
@@ -136,7 +136,7 @@ impl<'de> Payload<'de> for OutcomeSummary {
 /// The parts of a result payload that say how a call went.
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
-pub struct OutcomeSummary {
+pub(crate) struct OutcomeSummary {
     pub exit_code: Num,
     pub signal: Text,
     pub total_lines: Num,
@@ -157,7 +157,7 @@ pub struct OutcomeSummary {
 
 impl OutcomeSummary {
     /// The error text, wherever this tool keeps it.
-    pub fn error_text(&self) -> Option<&str> {
+    pub(crate) fn error_text(&self) -> Option<&str> {
         [
             &self.error_message,
             &self.error,
@@ -172,7 +172,7 @@ impl OutcomeSummary {
 /// grep's `workspaceResults{<root>:{content:{totalMatchedLines}}|{files:{totalFiles}}}`,
 /// summed over the roots.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct GrepTotals {
+pub(crate) struct GrepTotals {
     pub matched_lines: Option<u64>,
     pub files: Option<u64>,
 }

@@ -37,7 +37,7 @@ use crate::input::peek::fast_paths;
 
 /// Which form an `assistant` event has (see `answer` for what the forms mean).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct AssistantMeta {
+pub(crate) struct AssistantMeta {
     /// `model_call_id` is present: the event is a segment flush (see `answer`).
     pub has_model_call_id: bool,
     /// `timestamp_ms` is present.
@@ -49,7 +49,10 @@ pub struct AssistantMeta {
 ///
 /// Only parts whose `type` is `"text"` (or that have no `type`) count, as in the docs'
 /// `message.content[].text`. On error `text` may hold part of the text; callers truncate it.
-pub fn read_assistant(line: &[u8], text: &mut Vec<u8>) -> Result<AssistantMeta, serde_json::Error> {
+pub(crate) fn read_assistant(
+    line: &[u8],
+    text: &mut Vec<u8>,
+) -> Result<AssistantMeta, serde_json::Error> {
     let start = text.len();
     if let Some(meta) = fast_paths().then(|| fast_assistant(line, text)).flatten() {
         return Ok(meta);
@@ -310,7 +313,7 @@ impl<'de> Visitor<'de> for PartSeed<'_> {
 
 /// What a `thinking` event marks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ThinkingPhase {
+pub(crate) enum ThinkingPhase {
     Delta,
     Completed,
     /// A subtype this tool does not know, or none.
@@ -318,7 +321,10 @@ pub enum ThinkingPhase {
 }
 
 /// A `thinking` event: appends its `text` (top level, not under `message`) to `text`.
-pub fn read_thinking(line: &[u8], text: &mut Vec<u8>) -> Result<ThinkingPhase, serde_json::Error> {
+pub(crate) fn read_thinking(
+    line: &[u8],
+    text: &mut Vec<u8>,
+) -> Result<ThinkingPhase, serde_json::Error> {
     let start = text.len();
     crate::input::json::with_de!(line, undo { text.truncate(start); }, |de| {
         let subtype = ThinkingSeed { text: &mut *text }.deserialize(&mut de)?;
@@ -371,7 +377,7 @@ impl<'de> Visitor<'de> for ThinkingSeed<'_> {
 
 /// The `result` event: the end of a run.
 #[derive(Debug, Deserialize, Default)]
-pub struct ResultEvent<'a> {
+pub(crate) struct ResultEvent<'a> {
     #[serde(borrow, default)]
     pub subtype: Option<Cow<'a, str>>,
     #[serde(default)]
@@ -391,7 +397,7 @@ pub struct ResultEvent<'a> {
 /// Token counts of a run (CLI builds from 2026.06 on). There is no cost field.
 #[derive(Debug, Deserialize, Default, Clone, Copy, PartialEq)]
 #[serde(default, rename_all = "camelCase")]
-pub struct Usage {
+pub(crate) struct Usage {
     pub input_tokens: Num,
     pub output_tokens: Num,
     pub cache_read_tokens: Num,
@@ -400,32 +406,32 @@ pub struct Usage {
 
 impl ResultEvent<'_> {
     /// Only `subtype:"success"` with `is_error` false (or absent) is a finished run.
-    pub fn succeeded(&self) -> bool {
+    pub(crate) fn succeeded(&self) -> bool {
         self.subtype.as_deref() == Some("success") && self.is_error != Some(true)
     }
 
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         self.result.as_deref().unwrap_or("")
     }
 
-    pub fn duration_ms(&self) -> Option<u64> {
+    pub(crate) fn duration_ms(&self) -> Option<u64> {
         let ms: f64 = self.duration_ms?.get().parse().ok()?;
         Num(Some(ms)).as_u64()
     }
 
     /// Token counts, when the CLI gave them (2026.06 on) in a readable shape.
-    pub fn usage(&self) -> Option<Usage> {
+    pub(crate) fn usage(&self) -> Option<Usage> {
         crate::input::json::from_str(self.usage?.get()).ok()
     }
 }
 
-pub fn read_result(line: &[u8]) -> Result<ResultEvent<'_>, serde_json::Error> {
+pub(crate) fn read_result(line: &[u8]) -> Result<ResultEvent<'_>, serde_json::Error> {
     crate::input::json::from_line(line)
 }
 
 /// The `system` event's fields that describe a run.
 #[derive(Debug, Deserialize, Default)]
-pub struct SystemEvent<'a> {
+pub(crate) struct SystemEvent<'a> {
     #[serde(borrow, default)]
     pub session_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -434,7 +440,7 @@ pub struct SystemEvent<'a> {
     pub cwd: Option<Cow<'a, str>>,
 }
 
-pub fn read_system(line: &[u8]) -> Result<SystemEvent<'_>, serde_json::Error> {
+pub(crate) fn read_system(line: &[u8]) -> Result<SystemEvent<'_>, serde_json::Error> {
     crate::input::json::from_line(line)
 }
 

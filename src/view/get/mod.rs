@@ -11,7 +11,7 @@
 
 use serde_json::value::RawValue;
 
-pub mod path;
+pub(crate) mod path;
 
 use crate::agent::RawLine;
 use crate::agent::event::{Event, Wants};
@@ -34,7 +34,7 @@ pub struct GetOptions {
     pub exit_status: bool,
 }
 
-pub struct GetView {
+pub(crate) struct GetView {
     opts: GetOptions,
     facts: LineFacts,
     buf: Vec<u8>,
@@ -45,7 +45,7 @@ pub struct GetView {
 }
 
 impl GetView {
-    pub fn new(opts: GetOptions) -> GetView {
+    pub(crate) fn new(opts: GetOptions) -> GetView {
         GetView {
             opts,
             facts: LineFacts::default(),

@@ -480,7 +480,7 @@ fn last_of_each<K: Ord>(keys: &[K]) -> Option<Vec<Option<usize>>> {
 /// Writes values as jq's compact output does, keeping its buffers from one value to the
 /// next so that writing allocates nothing once they have grown.
 #[derive(Debug, Default)]
-pub struct Compact {
+pub(crate) struct Compact {
     /// The containers open where the scan is: for an object, where its keys start in
     /// `keys`; `None` for an array.
     open: Vec<Option<usize>>,
@@ -512,7 +512,7 @@ impl Compact {
     /// strings with `\u` escapes written out again (`"\u0074ype"` is `"type"`, a control
     /// character stays escaped), and a repeated key once, with its last value where it first
     /// stood. Other text is kept as the CLI wrote it.
-    pub fn write(&mut self, json: &str, out: &mut Vec<u8>) {
+    pub(crate) fn write(&mut self, json: &str, out: &mut Vec<u8>) {
         let mark = out.len();
         if !self.write_as_is(json, out) {
             out.truncate(mark);
@@ -521,7 +521,7 @@ impl Compact {
     }
 
     /// Appends a JSON value as jq's `-r` prints it: strings unescaped, the rest compact.
-    pub fn write_raw(&mut self, value: &Value<'_>, out: &mut Vec<u8>) {
+    pub(crate) fn write_raw(&mut self, value: &Value<'_>, out: &mut Vec<u8>) {
         let text = value.text();
         if type_name(text) == "string" {
             let mut de = serde_json::Deserializer::from_str(text);

@@ -197,7 +197,7 @@ pub(crate) struct Call {
 }
 
 impl Call {
-    pub fn duration_ms(&self) -> Option<u64> {
+    pub(crate) fn duration_ms(&self) -> Option<u64> {
         self.ended_ms?.checked_sub(self.at_ms?)
     }
 }
@@ -230,7 +230,7 @@ impl Run {
     }
 
     /// Calls that did not succeed (failed, rejected, unknown, pending).
-    pub fn not_ok(&self) -> u64 {
+    pub(crate) fn not_ok(&self) -> u64 {
         self.counts
             .iter()
             .filter(|(s, _)| s.as_str() != "ok")
@@ -238,11 +238,11 @@ impl Run {
             .sum()
     }
 
-    pub fn total_calls(&self) -> u64 {
+    pub(crate) fn total_calls(&self) -> u64 {
         self.counts.values().sum()
     }
 
-    pub fn status_word(&self) -> &'static str {
+    pub(crate) fn status_word(&self) -> &'static str {
         match self.end.as_ref().map(|e| &e.outcome) {
             Some(Outcome::Succeeded) => "success",
             Some(Outcome::Failed { .. } | Outcome::Unreadable) => "failed",
@@ -252,7 +252,7 @@ impl Run {
 
     /// What a section with `detail` leaves out of the run, in words, to which each
     /// renderer adds why and how to keep it.
-    pub fn left_out(&self, detail: Detail) -> Vec<String> {
+    pub(crate) fn left_out(&self, detail: Detail) -> Vec<String> {
         let unlisted = self.unlisted(detail);
         let mut notes = Vec::new();
         if unlisted > 0 {
@@ -285,7 +285,7 @@ impl Run {
     }
 
     /// The run's figures on one line, for people: duration, calls, tokens, cost.
-    pub fn figures(&self) -> Vec<String> {
+    pub(crate) fn figures(&self) -> Vec<String> {
         let mut parts = Vec::new();
         if let Some(ms) = self.end.as_ref().and_then(|e| e.duration_ms) {
             parts.push(words::duration(ms));
@@ -360,7 +360,7 @@ pub(crate) struct Cells {
 }
 
 impl Row {
-    pub fn cells(&self) -> Cells {
+    pub(crate) fn cells(&self) -> Cells {
         let mut calls = String::new();
         if self.calls > 0 {
             calls = words::thousands(self.calls);
@@ -439,7 +439,7 @@ struct Kept {
     details: usize,
 }
 
-pub struct TranscriptView {
+pub(crate) struct TranscriptView {
     opts: TranscriptOptions,
     limits: Limits,
     run: Option<Run>,
@@ -460,7 +460,7 @@ pub struct TranscriptView {
 }
 
 impl TranscriptView {
-    pub fn new(opts: TranscriptOptions) -> TranscriptView {
+    pub(crate) fn new(opts: TranscriptOptions) -> TranscriptView {
         TranscriptView {
             limits: Limits::new(&opts),
             opts,

@@ -49,7 +49,7 @@ pub(crate) struct Block {
 
 impl Parts {
     /// Bytes kept, for the budget.
-    pub fn kept(&self) -> usize {
+    pub(crate) fn kept(&self) -> usize {
         self.fields
             .iter()
             .map(|(k, v)| k.len() + v.len() + 4)
@@ -61,7 +61,7 @@ impl Parts {
                 .sum::<usize>()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.fields.is_empty() && self.blocks.is_empty() && self.more == 0
     }
 }
