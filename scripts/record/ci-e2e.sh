@@ -21,5 +21,5 @@ fi
 start=$(date +%s)
 python3 scripts/record/record.py install
 # Two test threads: each test runs one real CLI (Node start-up is most of the time).
-cargo test --test e2e_run -- --ignored --test-threads=2
+cargo test --test it -- --ignored --test-threads=2 e2e_run::
 echo "e2e with the real agent CLIs: $(( $(date +%s) - start )) s"

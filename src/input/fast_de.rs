@@ -21,7 +21,7 @@
 //! reads the line again with serde_json, whose result (and error message, with its line
 //! and column) is the one kept. The unit tests compare the two on generated near-JSON and
 //! on every line of the fixtures and captures, for every kind of read (a whole `Value`,
-//! skipped, raw); `tests/reference.rs` compares every view's output with the plain
+//! skipped, raw); `tests/it/reference.rs` compares every view's output with the plain
 //! serde_json reading (`CURSOR_STREAM_REFERENCE=1`).
 //!
 //! [`with_de`]: super::json::with_de

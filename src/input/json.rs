@@ -505,7 +505,7 @@ pub(crate) fn rfc3339_ms(s: &str) -> Option<u64> {
 /// a `tools --json` line); one SIMD pass over the whole line (`simdutf8`) proves it all at
 /// once. A line that is not valid UTF-8 takes serde_json's byte reader: serde reports a bad
 /// string where it decodes it and skips the bytes of strings it ignores — both readers
-/// parse valid UTF-8 alike, so the output is the same either way (`tests/reference.rs`).
+/// parse valid UTF-8 alike, so the output is the same either way (`tests/it/reference.rs`).
 macro_rules! with_de {
     ($line:expr, |$de:ident| $body:expr) => {
         $crate::input::json::with_de!($line, undo {}, |$de| $body)

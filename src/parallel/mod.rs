@@ -12,7 +12,7 @@
 //! reading does. A worker that got ahead waits on its full channel, and takes a new input
 //! only while fewer than [`INPUTS_AHEAD`] are read and not yet written: memory stays
 //! bounded, whatever the sizes and the number of the inputs. The bytes are those of the
-//! sequential reading (`tests/reference.rs` compares both).
+//! sequential reading (`tests/it/reference.rs` compares both).
 //!
 //! A view that passes lines through as read (`events`) would fill its few pieces with
 //! them and wait: its copy leaves where the lines are in a regular file instead

@@ -15,7 +15,7 @@
 //! holds them until one does), which the peek alone cannot see. The worker at a part's
 //! end checks ([`Dispatcher::cut`]); when the boundary is not clean, that worker reads the
 //! rest of the file itself, from where the next part starts, and the later parts' output
-//! is dropped unwritten. `tests/reference.rs` compares parts of every size, and a file
+//! is dropped unwritten. `tests/it/reference.rs` compares parts of every size, and a file
 //! whose first part ends before its agent is known, with the plain reading.
 //!
 //! For a regular file only (the rest of it can be read again), of at least two parts, and

@@ -115,7 +115,7 @@ fn error_object(error: Option<&RawValue>) -> ErrorObject<'_> {
 /// Its role, and its content decoded as serde_json decodes it (into `decoded` when it has
 /// escapes); `None` for any other line (and for `\u` escapes), which is then parsed. Every
 /// string is checked as a JSON string is, so it agrees with the parser on every line it
-/// takes (`tests/reference.rs`).
+/// takes (`tests/it/reference.rs`).
 fn fast_message<'a>(line: &'a [u8], decoded: &'a mut Vec<u8>) -> Option<(&'a [u8], &'a [u8])> {
     let rest = line.strip_prefix(br#"{"type":"message","timestamp":""#)?;
     let (_, rest) = plain_value(rest)?;

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod prerequisite;
+use crate::prerequisite;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 

@@ -8,9 +8,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::process::{Command, Output};
 
-#[allow(dead_code)]
-#[path = "../examples/generate.rs"]
-mod generate;
+use crate::generate;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 

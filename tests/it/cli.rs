@@ -590,7 +590,7 @@ fn a_delta_appears_while_the_producer_is_still_running() {
     assert_eq!(child.wait().unwrap().code(), Some(3));
 }
 
-mod prerequisite;
+use crate::prerequisite;
 
 /// Whether util-linux's `script` runs here (installed, and a pseudo-terminal to be had).
 fn script_runs() -> bool {

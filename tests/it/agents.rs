@@ -281,7 +281,7 @@ pub fn check_case(case: &Case) -> Vec<String> {
 
 /// `transcript`: the answer as written and every call with its status, in Markdown; in
 /// HTML one section per run with its status and one entry per call (the page in a browser
-/// is `tests/transcript.rs`'s).
+/// is `tests/it/transcript.rs`'s).
 fn check_transcript(case: &Case, runs: &[Value], exit: i32) -> Vec<String> {
     let mut problems = Vec::new();
     let marks = |class: &str| match class {

@@ -9,7 +9,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-mod prerequisite;
+use crate::prerequisite;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 

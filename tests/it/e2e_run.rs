@@ -8,7 +8,7 @@
 //! `cargo test` leaves them out (`#[ignore]`): they need the pinned CLIs installed in the
 //! cache (`python3 scripts/record/record.py install`) and `unshare -n` (root, or user
 //! namespaces). `scripts/record/ci-e2e.sh` installs the CLIs and runs them
-//! (`cargo test --test e2e_run -- --ignored`); asked for where the CLIs or `unshare -n` are
+//! (`cargo test --test it -- --ignored e2e_run::`); asked for where the CLIs or `unshare -n` are
 //! missing, a test says it skipped, and fails under `CI=true`.
 //!
 //! How: every test re-executes this test binary, for itself only, under `unshare -n`; the
@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-mod prerequisite;
+use crate::prerequisite;
 
 /// The cursor-stream under test: this build, or CURSOR_STREAM_E2E_BIN (another build).
 fn bin() -> String {
@@ -642,7 +642,7 @@ macro_rules! e2e_checks {
             #[ignore = "the real agent CLIs and `unshare -n`: scripts/record/ci-e2e.sh runs these"]
             fn $check() {
                 super::e2e(
-                    concat!(stringify!($agent), "::", stringify!($check)),
+                    concat!("e2e_run::", stringify!($agent), "::", stringify!($check)),
                     stringify!($agent),
                     super::$check,
                 );

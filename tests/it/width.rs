@@ -1,7 +1,6 @@
 //! What a terminal of a given width shows, and what a pipe gets: the binary runs with its
 //! stdout on a real pseudo-terminal of a chosen size (or `COLUMNS` set), and every activity
 //! line of `tools`, `progress` and `stats` must fit; piped, every value must be whole.
-#![cfg(unix)]
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -9,11 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::thread;
 
-use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
-use rustix::termios::{Winsize, tcsetwinsize};
+use crate::terminal::pty;
 use unicode_width::UnicodeWidthStr;
 
-mod prerequisite;
+use crate::prerequisite;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 
@@ -21,27 +19,6 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name)
-}
-
-/// A pseudo-terminal `columns` wide: the side the program writes to, and ours.
-fn pty(columns: u16) -> (File, File) {
-    let ours = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
-    grantpt(&ours).unwrap();
-    unlockpt(&ours).unwrap();
-    let name = ptsname(&ours, Vec::new()).unwrap();
-    let theirs = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(name.to_str().unwrap())
-        .unwrap();
-    let size = Winsize {
-        ws_row: 50,
-        ws_col: columns,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    tcsetwinsize(&theirs, size).unwrap();
-    (theirs, File::from(ours))
 }
 
 /// What a terminal shows, and what went to stderr (a pipe).

@@ -3,7 +3,6 @@
 //! error on stderr. Each test checks the exit status, the timing, and that no process the
 //! agent started is left behind, even one in a session of its own.
 
-use std::fs::File;
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -11,8 +10,8 @@ use std::process::{Child, Command, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::terminal::pty;
 use rustix::process::{Pid, Signal, kill_process};
-use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 
@@ -470,20 +469,6 @@ fn pids_in(file: &Path) -> Vec<u32> {
         .collect()
 }
 
-/// A pseudo-terminal: the side the program gets, and ours.
-fn pty() -> (File, File) {
-    let ours = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
-    grantpt(&ours).unwrap();
-    unlockpt(&ours).unwrap();
-    let name = ptsname(&ours, Vec::new()).unwrap();
-    let theirs = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(name.to_str().unwrap())
-        .unwrap();
-    (theirs, File::from(ours))
-}
-
 /// `run` typed at a terminal, and an agent that reads stdin: the agent is in a background
 /// process group, where reading the terminal would stop it (SIGTTIN) for ever, so it reads
 /// end of file instead.
@@ -491,7 +476,7 @@ fn pty() -> (File, File) {
 fn an_agent_that_reads_stdin_does_not_hang_on_the_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let (pidfile, linefile) = (dir.path().join("pid"), dir.path().join("line"));
-    let (theirs, _ours) = pty();
+    let (theirs, _ours) = pty(80);
     let terminal = theirs.try_clone().unwrap();
     let mut cmd = Command::new(BIN);
     cmd.args(["run", "--view", "result", "--"])

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-mod prerequisite;
+use crate::prerequisite;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 

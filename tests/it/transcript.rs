@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod prerequisite;
+use crate::prerequisite;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 

@@ -1,0 +1,32 @@
+//! The integration tests, one binary: each file here is a module, named for what it tests.
+//! One binary rather than one per file because each would link the whole crate again — on
+//! two cores that was most of what a fresh `cargo test` spent after compiling the crate —
+//! and because the harness then spreads every test over the threads, not one file at a time.
+//!
+//! `cargo test --test it MODULE::` runs one file's tests (`cargo test --test it hostile::`);
+//! `cargo test --test it -- --ignored e2e_run::` the real agent CLIs (`scripts/record/ci-e2e.sh`).
+
+mod agents;
+mod architecture;
+mod cli;
+mod conformance;
+mod duckdb;
+mod e2e_run;
+mod hostile;
+mod library;
+mod logs;
+mod properties;
+mod reference;
+#[cfg(unix)]
+mod run;
+mod tools;
+mod transcript;
+#[cfg(unix)]
+mod width;
+
+#[allow(dead_code)]
+#[path = "../../examples/generate.rs"]
+mod generate;
+mod prerequisite;
+#[cfg(unix)]
+mod terminal;
