@@ -39,8 +39,6 @@ pub(super) struct Engine<D> {
     /// Answer text came in this run.
     streamed: bool,
     pub(super) terminal: Option<Arc<AtomicBool>>,
-    /// `--agent`: every run is this agent's.
-    pub(super) forced: Option<Agent>,
 }
 
 /// A line a dialect could not read is not JSON, or not an event (see
@@ -71,7 +69,6 @@ impl<D: Driven> Engine<D> {
             scope: None,
             streamed: false,
             terminal: None,
-            forced: None,
         }
     }
 }
@@ -85,12 +82,9 @@ impl<D: Driven> Sink for Engine<D> {
         self.runs.is_open()
     }
 
-    fn start_run(&mut self, mut info: RunInfo) -> anyhow::Result<()> {
+    fn start_run(&mut self, info: RunInfo) -> anyhow::Result<()> {
         if self.runs.is_open() {
             self.end_run(RunEnd::unfinished())?;
-        }
-        if let Some(agent) = self.forced {
-            info.agent = agent;
         }
         self.runs.start();
         self.run = info;

@@ -45,7 +45,8 @@ pub(crate) const HOLD_BYTES: usize = 1 << 20;
 pub(crate) struct Dispatcher<D> {
     engine: Engine<D>,
     slot: Slot,
-    /// `--agent`: no detection, and no other agent's dialect.
+    /// `--agent`: no detection, no other agent's dialect; every run is that dialect's, so
+    /// this agent's.
     forced: Option<Agent>,
     max_line: Option<usize>,
     buffer_size: usize,
@@ -85,9 +86,9 @@ impl<D: Driven> Dispatcher<D> {
             checked: checked_types(&handler),
             engine: Engine::new(handler),
             slot: Slot::Undecided(HeldLines::default()),
-            forced: None,
             max_line,
             buffer_size: crate::input::line_buffer::DEFAULT_CAPACITY,
+            forced: None,
             boundaries: detect::Boundaries::default(),
         }
     }
@@ -96,7 +97,6 @@ impl<D: Driven> Dispatcher<D> {
     /// another agent's dialect, and every run is `agent`'s.
     pub(crate) fn agent(mut self, agent: Option<Agent>) -> Self {
         self.forced = agent;
-        self.engine.forced = agent;
         self
     }
 

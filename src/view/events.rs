@@ -31,9 +31,9 @@ pub(crate) struct EventsView {
     facts: LineFacts,
     /// With `--last-run`: the current run's matching lines, written at the end.
     held: HeldOutput,
-    /// Where the last run ended (input and line): the next event line starts the next
-    /// run's lines.
-    run_ended: Option<(u64, u64)>,
+    /// With `--last-run`, the last run has ended: the next event line after the one that
+    /// ended it starts the next run's lines.
+    run_ended: bool,
 }
 
 impl EventsView {
@@ -43,7 +43,7 @@ impl EventsView {
             matched: 0,
             facts: LineFacts::default(),
             held: HeldOutput::default(),
-            run_ended: None,
+            run_ended: false,
         }
     }
 
@@ -51,7 +51,7 @@ impl EventsView {
     /// lines that pass are written but are not events.
     /// With `--last-run`: what was held is the last run's, and a new run begins.
     fn next_run(&mut self) -> anyhow::Result<()> {
-        self.run_ended = None;
+        self.run_ended = false;
         self.held.clear()?;
         self.matched = 0;
         Ok(())
@@ -111,7 +111,7 @@ impl View for EventsView {
     }
 
     fn run_start(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
-        if self.run_ended.is_some() {
+        if self.run_ended {
             self.next_run()?;
         }
         Ok(())
@@ -120,10 +120,8 @@ impl View for EventsView {
     /// With `--last-run`, a run's lines are those after the last run's end, from the
     /// first event line: the lines before its start that belong to it (Claude's hooks
     /// before its `init`) are kept with it.
-    fn run_end(&mut self, _end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        if self.opts.last_run {
-            self.run_ended = Some((ctx.diag.inputs(), ctx.diag.line()));
-        }
+    fn run_end(&mut self, _end: &RunEnd<'_>, _ctx: &mut Ctx) -> anyhow::Result<()> {
+        self.run_ended = self.opts.last_run;
         Ok(())
     }
 
@@ -133,10 +131,7 @@ impl View for EventsView {
     }
 
     fn after(&mut self, line: &RawLine<'_>, head: &Head, ctx: &mut Ctx) -> anyhow::Result<()> {
-        if self
-            .run_ended
-            .is_some_and(|at| at != (ctx.diag.inputs(), ctx.diag.line()))
-        {
+        if self.run_ended && !ctx.line_in_run() {
             self.next_run()?;
         }
         if self.opts.filter.passes(line, head, &self.facts, ctx) {
