@@ -15,7 +15,7 @@ p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 p.add_argument("builds", nargs="+", help="binaries to compare, then the log FILE")
 p.add_argument("--jobs", default="result,events --count,text,tools --json,stats --json")
 p.add_argument("--runs", type=int, default=8)
-a = p.parse_args()
+a = p.parse_intermixed_args()
 *builds, file = a.builds
 if not builds:
     p.error("give at least one build and the log file")
