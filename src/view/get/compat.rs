@@ -1,0 +1,337 @@
+//! jq compatibility for `get`: definitions (compat.jq) and native filters that
+//! make jaq (jaq-core 3.1 / jaq-std 3.0 / jaq-json 2.0) behave like jq where
+//! jq's test suite or manual relies on it.
+//!
+//! Wire them in *after* jaq's own, so that they shadow jaq's definitions:
+//! `Loader::new(jaq_core::defs().chain(jaq_std::defs()).chain(jaq_json::defs()).chain(compat::defs()))`
+//! and `Compiler::default().with_funs(jaq_core::funs().chain(jaq_std::funs()).chain(jaq_json::funs()).chain(compat::funs()))`.
+//! (In jaq a later definition shadows an earlier one of the same name/arity, and any
+//! definition shadows a native filter; so the natives here have `_compat_` names and
+//! compat.jq defines the public names on top of them.)
+//!
+//! Native filters (all total: errors are jq errors, never panics):
+//! - `_compat_setpath($path; $v)`: jq's `setpath`: pads arrays with null, creates
+//!   objects/arrays from null, slice keys (`{"start","end"}`) splice, negative indices
+//!   count from the end; jq's error messages. Iterative, so deep paths cannot overflow.
+//! - `_compat_delpaths($paths)`: jq's `delpaths`: paths sorted, out-of-range indices
+//!   ignored, slices deleted, null subvalues skipped; jq's error messages.
+//! - `_compat_base32`, `_compat_base32d`: RFC 4648 base32 of a string's UTF-8 bytes and back.
+
+use jaq_core::load::{self, parse::Def};
+use jaq_core::native::{bome, run, v, Filter, Fun};
+use jaq_core::{data, Error, RunPtr};
+use jaq_json::{Map, Rc, Val};
+use jaq_std::ValT as _;
+
+/// Definitions of compat.jq, to be chained after jaq's std and json definitions.
+pub(crate) fn defs() -> impl Iterator<Item = Def<&'static str>> {
+    // compat.jq is a constant; the test below makes sure it parses.
+    load::parse(include_str!("compat.jq"), |p| p.defs())
+        .unwrap_or_default()
+        .into_iter()
+}
+
+/// Native filters that cannot be written in jq on top of jaq (see the module docs).
+pub(crate) fn funs() -> impl Iterator<Item = Fun<D>> {
+    base().into_vec().into_iter().map(|f| run::<D>(f))
+}
+
+/// The data that `get` runs filters on.
+type D = data::JustLut<Val>;
+
+fn base() -> Box<[Filter<RunPtr<D>>]> {
+    Box::new([
+        ("_compat_setpath", v(2), |mut cv| {
+            let x = cv.0.pop_var();
+            let path = cv.0.pop_var();
+            bome(setpath(cv.1, &path, x))
+        }),
+        ("_compat_delpaths", v(1), |mut cv| {
+            let paths = cv.0.pop_var();
+            bome(delpaths(cv.1, paths))
+        }),
+        ("_compat_base32", v(0), |cv| {
+            bome(str_bytes(&cv.1, "base32").map(|b| Val::utf8_str(base32_encode(&b))))
+        }),
+        ("_compat_base32d", v(0), |cv| {
+            bome(str_bytes(&cv.1, "base32").and_then(|b| {
+                base32_decode(&b)
+                    .map(Val::utf8_str)
+                    .ok_or_else(|| err(format!("{} is not valid base32 data", cv.1)))
+            }))
+        }),
+    ])
+}
+
+type ValR = Result<Val, Error<Val>>;
+
+fn err(msg: impl ToString) -> Error<Val> {
+    Error::str(msg)
+}
+
+/// jq's name of a value's type.
+fn kind(v: &Val) -> &'static str {
+    match v {
+        Val::Null => "null",
+        Val::Bool(_) => "boolean",
+        Val::Num(_) => "number",
+        Val::BStr(_) | Val::TStr(_) => "string",
+        Val::Arr(_) => "array",
+        Val::Obj(_) => "object",
+    }
+}
+
+fn str_bytes(v: &Val, what: &str) -> Result<Vec<u8>, Error<Val>> {
+    match v {
+        Val::BStr(b) | Val::TStr(b) => Ok(b.to_vec()),
+        _ => Err(err(format!("{} ({v}) cannot be {what}-encoded", kind(v)))),
+    }
+}
+
+/// A number as a jq array index: truncated towards zero, saturating (NaN is 0).
+fn num_index(k: &Val) -> Option<isize> {
+    k.as_f64().map(|f| f as isize)
+}
+
+/// The bounds of the slice key `{"start": s, "end": e}` in an array of length `len`,
+/// as jq computes them (negative from the end, clamped, start floored, end ceiled).
+fn slice_bounds(k: &Map<Val, Val>, len: usize) -> Result<(usize, usize), Error<Val>> {
+    let bound = |name: &str, default: f64| -> Result<f64, Error<Val>> {
+        match k.get(&Val::utf8_str(name.as_bytes().to_vec())) {
+            None | Some(Val::Null) => Ok(default),
+            Some(v) => v
+                .as_f64()
+                .ok_or_else(|| err("Start and end indices of an array slice must be numbers")),
+        }
+    };
+    let lenf = len as f64;
+    let (mut s, mut e) = (bound("start", 0.0)?, bound("end", lenf)?);
+    if s < 0.0 {
+        s += lenf
+    }
+    if e < 0.0 {
+        e += lenf
+    }
+    let s = s.clamp(0.0, lenf).floor();
+    let e = e.clamp(s, lenf).ceil();
+    Ok((s as usize, e as usize))
+}
+
+/// jq's `jv_get` as far as `setpath` needs it (null where jq gives null).
+fn get(v: &Val, k: &Val) -> ValR {
+    match (v, k) {
+        (Val::Null, Val::TStr(_) | Val::BStr(_) | Val::Num(_) | Val::Obj(_) | Val::Null) => Ok(Val::Null),
+        (Val::Obj(o), Val::TStr(_) | Val::BStr(_)) => Ok(o.get(k).cloned().unwrap_or(Val::Null)),
+        (Val::Arr(a), Val::Num(_)) => {
+            let i = num_index(k).unwrap_or(0);
+            let i = if i < 0 { i + a.len() as isize } else { i };
+            Ok(usize::try_from(i).ok().and_then(|i| a.get(i)).cloned().unwrap_or(Val::Null))
+        }
+        (Val::Arr(a), Val::Obj(o)) => {
+            let (s, e) = slice_bounds(o, a.len())?;
+            Ok(Val::Arr(Rc::new(a[s..e].to_vec())))
+        }
+        _ => Err(err(match k {
+            Val::TStr(_) | Val::BStr(_) => format!("Cannot index {} with {k}", kind(v)),
+            _ => format!("Cannot index {} with {}", kind(v), kind(k)),
+        })),
+    }
+}
+
+/// jq's `jv_set`: `v` with its element `k` replaced by `x`.
+fn set(v: Val, k: &Val, x: Val) -> ValR {
+    match (v, k) {
+        (Val::Null, Val::TStr(_) | Val::BStr(_)) => set(Val::obj(Map::default()), k, x),
+        (Val::Obj(mut o), Val::TStr(_) | Val::BStr(_)) => {
+            Rc::make_mut(&mut o).insert(k.clone(), x);
+            Ok(Val::Obj(o))
+        }
+        (Val::Null, Val::Num(_) | Val::Obj(_)) => set(Val::Arr(Rc::new(Vec::new())), k, x),
+        (Val::Arr(mut a), Val::Num(_)) => {
+            let len = a.len() as isize;
+            let i = num_index(k).unwrap_or(0);
+            let i = if i < 0 { i + len } else { i };
+            let i = usize::try_from(i).map_err(|_| err("Out of bounds negative array index"))?;
+            // jq pads with null; refuse absurd sizes instead of exhausting memory
+            if i > (1 << 29) {
+                return Err(err("Array index too large"));
+            }
+            let a_ = Rc::make_mut(&mut a);
+            if i >= a_.len() {
+                a_.resize(i + 1, Val::Null);
+            }
+            a_[i] = x;
+            Ok(Val::Arr(a))
+        }
+        (Val::Arr(mut a), Val::Obj(o)) => {
+            let Val::Arr(xs) = x else {
+                return Err(err("A slice of an array can only be assigned another array"));
+            };
+            let (s, e) = slice_bounds(o, a.len())?;
+            Rc::make_mut(&mut a).splice(s..e, xs.iter().cloned());
+            Ok(Val::Arr(a))
+        }
+        (v, k) => Err(err(format!("Cannot update field at {} index of {}", kind(k), kind(&v)))),
+    }
+}
+
+/// jq's `setpath(path; x)`, without recursion.
+fn setpath(root: Val, path: &Val, x: Val) -> ValR {
+    let Val::Arr(path) = path else {
+        return Err(err("Path must be specified as an array"));
+    };
+    // the values along the path, root first
+    let mut stack = Vec::with_capacity(path.len());
+    let mut cur = root;
+    for k in path.iter() {
+        let next = get(&cur, k)?;
+        stack.push(cur);
+        cur = next;
+    }
+    drop(cur);
+    let mut acc = x;
+    for (v, k) in stack.into_iter().rev().zip(path.iter().rev()) {
+        acc = set(v, k, acc)?;
+    }
+    Ok(acc)
+}
+
+/// jq's `delpaths(paths)`.
+fn delpaths(v: Val, paths: Val) -> ValR {
+    let Val::Arr(paths) = paths else {
+        return Err(err("Paths must be specified as an array"));
+    };
+    let mut ps = Vec::with_capacity(paths.len());
+    for p in paths.iter() {
+        match p {
+            Val::Arr(p) => ps.push(p.clone()),
+            _ => return Err(err("Path must be specified as an array")),
+        }
+    }
+    ps.sort();
+    match ps.first() {
+        None => Ok(v),
+        Some(p) if p.is_empty() => Ok(Val::Null),
+        Some(_) => delpaths_sorted(v, &ps, 0),
+    }
+}
+
+/// Delete the sorted `paths`, all longer than `depth`, below their common prefix `v`.
+fn delpaths_sorted(mut v: Val, paths: &[Rc<Vec<Val>>], depth: usize) -> ValR {
+    let mut delkeys = Vec::new();
+    let mut i = 0;
+    while i < paths.len() {
+        let key = &paths[i][depth];
+        let mut j = i;
+        while j < paths.len() && paths[j].get(depth) == Some(key) {
+            j += 1;
+        }
+        if paths[i].len() == depth + 1 {
+            // the whole element goes, so do its parts
+            delkeys.push(key.clone());
+        } else {
+            let sub = get(&v, key)?;
+            if sub != Val::Null {
+                let sub = delpaths_sorted(sub, &paths[i..j], depth + 1)?;
+                v = set(v, key, sub)?;
+            }
+        }
+        i = j;
+    }
+    dels(v, &delkeys)
+}
+
+/// jq's `jv_dels`: `v` without its elements `keys`.
+fn dels(v: Val, keys: &[Val]) -> ValR {
+    if keys.is_empty() {
+        return Ok(v);
+    }
+    match v {
+        Val::Null => Ok(Val::Null),
+        Val::Arr(a) => {
+            let len = a.len();
+            let mut del = vec![false; len];
+            for k in keys {
+                match k {
+                    Val::Num(_) => {
+                        let i = num_index(k).unwrap_or(0);
+                        let i = if i < 0 { i + len as isize } else { i };
+                        if let Some(d) = usize::try_from(i).ok().and_then(|i| del.get_mut(i)) {
+                            *d = true;
+                        }
+                    }
+                    Val::Obj(o) => {
+                        let (s, e) = slice_bounds(o, len)?;
+                        del[s..e].iter_mut().for_each(|d| *d = true);
+                    }
+                    _ => return Err(err(format!("Cannot delete field at {} index of array", kind(k)))),
+                }
+            }
+            let kept = a.iter().zip(del).filter(|(_, d)| !d).map(|(x, _)| x.clone());
+            Ok(Val::Arr(Rc::new(kept.collect())))
+        }
+        Val::Obj(mut o) => {
+            for k in keys {
+                match k {
+                    Val::TStr(_) | Val::BStr(_) => {
+                        Rc::make_mut(&mut o).shift_remove(k);
+                    }
+                    _ => return Err(err(format!("Cannot delete field at {} index of object", kind(k)))),
+                }
+            }
+            Ok(Val::Obj(o))
+        }
+        v => Err(err(format!("Cannot delete fields from {}", kind(&v)))),
+    }
+}
+
+const B32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+fn base32_encode(b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(b.len().div_ceil(5) * 8);
+    for chunk in b.chunks(5) {
+        let mut buf = [0u8; 5];
+        buf[..chunk.len()].copy_from_slice(chunk);
+        let n = buf.iter().fold(0u64, |acc, &x| acc << 8 | u64::from(x));
+        let chars = (chunk.len() * 8).div_ceil(5);
+        for i in 0..8 {
+            out.push(if i < chars { B32[(n >> (35 - 5 * i) & 31) as usize] } else { b'=' });
+        }
+    }
+    out
+}
+
+/// Decode base32 (padding optional); `None` on a character outside the alphabet.
+fn base32_decode(s: &[u8]) -> Option<Vec<u8>> {
+    let s = s.strip_suffix(b"\n").unwrap_or(s);
+    let end = s.iter().rposition(|&c| c != b'=').map_or(0, |i| i + 1);
+    let (mut acc, mut bits, mut out) = (0u64, 0u32, Vec::with_capacity(s.len() * 5 / 8));
+    for &c in &s[..end] {
+        let d = B32.iter().position(|&x| x == c.to_ascii_uppercase())? as u64;
+        acc = (acc << 5 | d) & 0xffff;
+        bits += 5;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compat_jq_parses() {
+        assert!(jaq_core::load::parse(include_str!("compat.jq"), |p| p.defs()).is_some());
+    }
+
+    #[test]
+    fn base32_round_trip() {
+        assert_eq!(base32_encode(b"foobar"), b"MZXW6YTBOI======");
+        assert_eq!(base32_decode(b"MZXW6YTBOI======").unwrap(), b"foobar");
+        assert_eq!(base32_decode(b"MZXW6YQ=").unwrap(), b"foob");
+        assert!(base32_decode(b"M!").is_none());
+    }
+}
