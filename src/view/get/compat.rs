@@ -131,6 +131,8 @@ fn get(v: &Val, k: &Val) -> ValR {
             let (s, e) = slice_bounds(o, a.len())?;
             Ok(Val::Arr(Rc::new(a[s..e].to_vec())))
         }
+        // jq indexes an array with an array (`indices`); setting there fails below anyway
+        (Val::Arr(_), Val::Arr(_)) => Ok(Val::Null),
         _ => Err(err(match k {
             Val::TStr(_) | Val::BStr(_) => format!("Cannot index {} with {k}", kind(v)),
             _ => format!("Cannot index {} with {}", kind(v), kind(k)),
