@@ -3,7 +3,7 @@
 //! Python's `jsonschema` (a Rust one added more than 30 s to a clean build on two cores) —
 //! and says what the stream said: the tool calls, the outcome, the agent, the answer text.
 //!
-//! Without `python3 -m jsonschema`'s package the schema tests say they skipped (and fail
+//! Without Python's `jsonschema` package the schema tests say they skipped (and fail
 //! under `CI=true`, where `.ci/run` installs it); the content tests need nothing.
 
 use std::io::Write;
@@ -400,4 +400,19 @@ fn a_line_that_is_not_utf8_leaves_the_objects_utf8() {
     assert_eq!(events.first(), Some(&"run_start"));
     assert!(!events.contains(&"text"), "{events:?}");
     assert_eq!(objects.last().unwrap()["outcome"], "no_end");
+}
+
+#[test]
+fn the_documented_examples_are_valid() {
+    if !have_validator() {
+        return;
+    }
+    let doc = std::fs::read_to_string(root().join("docs/normalized.md")).unwrap();
+    let examples: Vec<String> = doc
+        .split("```json\n")
+        .skip(1)
+        .map(|block| block.split("```").next().unwrap().trim().to_owned())
+        .collect();
+    assert_eq!(examples.len(), 9, "an example per event, two of tool_end");
+    assert_eq!(invalid(&examples), []);
 }
