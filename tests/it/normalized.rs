@@ -416,3 +416,22 @@ fn the_documented_examples_are_valid() {
     assert_eq!(examples.len(), 9, "an example per event, two of tool_end");
     assert_eq!(invalid(&examples), []);
 }
+
+/// With `--count` the files are read by one worker each: the sum is what one reader counts,
+/// and the number of objects written without it.
+#[test]
+fn count_over_several_files_read_in_parallel_is_the_number_of_objects() {
+    let files = streams_under(&fixture("agents"));
+    let count = |jobs: &str| {
+        let out = Command::new(BIN)
+            .env("CURSOR_STREAM_JOBS", jobs)
+            .args(["-q", "events", "--normalized", "--count"])
+            .args(&files)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let written: usize = files.iter().map(|f| normalized_lines(&[], f).1.len()).sum();
+    assert_eq!(count("4"), format!("{written}\n"));
+    assert_eq!(count("1"), format!("{written}\n"));
+}
