@@ -167,6 +167,7 @@ pub(crate) fn with_view<W: WithView>(choice: &ViewChoice, w: W) -> W::Out {
         ViewChoice::Tools(opts) => w.call(tools::ToolsView::new(opts.clone())),
         ViewChoice::Progress(opts) => w.call(progress::ProgressView::new(opts.clone())),
         ViewChoice::Events(opts) => w.call(events::EventsView::new(opts.clone())),
+        ViewChoice::Normalized(opts) => w.call(normalized::NormalizedView::new(opts.clone())),
         ViewChoice::Get(opts) => w.call(get::GetView::new(opts.clone())),
         ViewChoice::Stats(opts) => w.call(stats::StatsView::new(opts.clone())),
         ViewChoice::Check(opts) => w.call(check::CheckView::new(opts.clone())),

@@ -172,7 +172,9 @@ Examples:
   cursor-stream events --last-run logs/all.ndjson > last-run.ndjson
   cursor-stream events -c --type thinking run.ndjson
   cursor-stream events --invert --type assistant,thinking run.ndjson
-  cursor-stream events --type item.completed codex.jsonl      types are the agent's own")]
+  cursor-stream events --type item.completed codex.jsonl      types are the agent's own
+  cursor-stream events --normalized run.ndjson | jq 'select(.event==\"tool_end\") | .status'
+                                                one schema for every agent (docs/normalized.md)")]
     Events(EventsArgs),
 
     /// jq-style extraction: the values a path leads to in each event, one per line.
@@ -340,6 +342,13 @@ pub(crate) struct EventsArgs {
     /// Print the number of matching events instead.
     #[arg(short = 'c', long)]
     pub count: bool,
+
+    /// Write the normalized events instead of the agent's lines: one JSON object per line
+    /// (run_start, text, segment, thinking, tool_start, tool_end, notice, run_end), in one
+    /// schema for every agent (docs/normalized.md). Combines with --session, --last-run
+    /// and --count, not with the criteria on the agent's own types.
+    #[arg(long, conflicts_with_all = ["types", "subtype", "tool", "invert"])]
+    pub normalized: bool,
 }
 
 #[derive(Debug, Args)]

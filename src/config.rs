@@ -14,6 +14,7 @@ use crate::supervise::RunOptions;
 use crate::view::check::CheckOptions;
 use crate::view::events::EventsOptions;
 use crate::view::get::GetOptions;
+use crate::view::normalized::NormalizedOptions;
 use crate::view::progress::ProgressOptions;
 use crate::view::stats::StatsOptions;
 use crate::view::text::TextOptions;
@@ -28,6 +29,8 @@ pub enum ViewChoice {
     Tools(ToolsOptions),
     Progress(ProgressOptions),
     Events(EventsOptions),
+    /// `events --normalized`.
+    Normalized(NormalizedOptions),
     Get(GetOptions),
     Stats(StatsOptions),
     Check(CheckOptions),
@@ -185,6 +188,15 @@ fn progress_view(a: ProgressArgs) -> (ViewChoice, InputArgs) {
 
 /// `events` with its options, and its inputs.
 fn events_view(a: EventsArgs) -> (ViewChoice, InputArgs) {
+    if a.normalized {
+        // clap refuses the criteria on the agent's own types with it; the session's stays.
+        let opts = NormalizedOptions {
+            sessions: a.filter.session,
+            last_run: a.last_run,
+            count: a.count,
+        };
+        return (ViewChoice::Normalized(opts), a.input);
+    }
     let opts = EventsOptions {
         filter: a.filter.into_filter(),
         last_run: a.last_run,

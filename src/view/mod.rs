@@ -27,6 +27,7 @@ pub(crate) mod events;
 pub(crate) mod filter;
 pub(crate) mod get;
 pub(crate) mod json;
+pub(crate) mod normalized;
 pub(crate) mod progress;
 pub(crate) mod result;
 pub(crate) mod stats;

@@ -15,6 +15,7 @@ mod e2e_run;
 mod hostile;
 mod library;
 mod logs;
+mod normalized;
 mod properties;
 mod reference;
 #[cfg(unix)]
