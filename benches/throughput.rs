@@ -151,13 +151,10 @@ fn view_get_text(bencher: Bencher) {
         types: vec!["assistant".into()],
         ..EventFilter::default()
     };
-    let opts = GetOptions {
-        paths: ".message.content[].text".parse().unwrap(),
-        filter,
-        raw: true,
-        join: true,
-        exit_status: false,
-    };
+    let mut opts = GetOptions::new(".message.content[].text").unwrap();
+    opts.filter = filter;
+    opts.raw = true;
+    opts.join = true;
     run_view(bencher, log(), ViewChoice::Get(opts));
 }
 

@@ -62,6 +62,10 @@ fn exit_for(err: &anyhow::Error) -> ExitCode {
     if broken_pipe(err) {
         return ExitCode::from(ExitStatus::SUCCESS.code());
     }
+    // `get`'s `halt` / `halt_error`: the status the program asked for, nothing more to say.
+    if let Some(crate::view::get::Halted(status)) = err.downcast_ref() {
+        return ExitCode::from(*status);
+    }
     eprintln!("cursor-stream: error: {err:#}");
     ExitCode::from(error_status(err).code())
 }
@@ -70,26 +74,10 @@ fn exit_for(err: &anyhow::Error) -> ExitCode {
 /// `run`.
 fn run(config: &Config) -> anyhow::Result<ExitStatus> {
     let Some(opts) = &config.run else {
-        // A terminal on stdin means nothing was piped in: without a word the view would
-        // seem to hang.
-        if !config.quiet
-            && config.inputs.contains(&input::Input::Stdin)
-            && io::stdin().is_terminal()
-        {
-            eprintln!(
-                "cursor-stream: reading the stream from stdin (pipe an agent's output in, or \
-                 name a file; Ctrl-D ends)"
-            );
+        if matches!(config.view, ViewChoice::Get(_)) {
+            return on_large_stack(|| read_inputs(config));
         }
-        let inputs = config.inputs.iter().map(|i| (i.name(), input::open(i)));
-        return with_view(
-            &config.view,
-            Drive {
-                config,
-                inputs,
-                terminal_seen: None,
-            },
-        );
+        return read_inputs(config);
     };
     let mut agent = match supervise::Supervised::start(opts) {
         Ok(agent) => agent,
@@ -139,6 +127,45 @@ fn broken_pipe(err: &anyhow::Error) -> bool {
             .downcast_ref::<io::Error>()
             .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
     })
+}
+
+/// The stack `get`'s programs run on: the engine recurses once per level of a value (to
+/// read, compare, print or drop it), and jq's values may be 10,000 levels deep. Only what
+/// is used is ever committed.
+const LARGE_STACK: usize = 1 << 30;
+
+/// Runs `f` on a thread with [`LARGE_STACK`], as if on this one.
+fn on_large_stack<T: Send>(f: impl FnOnce() -> anyhow::Result<T> + Send) -> anyhow::Result<T> {
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("engine".into())
+            .stack_size(LARGE_STACK)
+            .spawn_scoped(scope, f)?;
+        thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// Reads the configured inputs through the configured view.
+fn read_inputs(config: &Config) -> anyhow::Result<ExitStatus> {
+    // A terminal on stdin means nothing was piped in: without a word the view would seem
+    // to hang.
+    if !config.quiet && config.inputs.contains(&input::Input::Stdin) && io::stdin().is_terminal() {
+        eprintln!(
+            "cursor-stream: reading the stream from stdin (pipe an agent's output in, or name \
+             a file; Ctrl-D ends)"
+        );
+    }
+    let inputs = config.inputs.iter().map(|i| (i.name(), input::open(i)));
+    with_view(
+        &config.view,
+        Drive {
+            config,
+            inputs,
+            terminal_seen: None,
+        },
+    )
 }
 
 /// The exit status for an error that ended the run: 4 for bad input (`--strict`,

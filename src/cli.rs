@@ -8,7 +8,6 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::agent::event::Agent;
 use crate::view::filter::EventFilter;
-use crate::view::get::path::Paths;
 
 const AFTER_HELP: &str = "\
 Agents read (told apart automatically, or named with --agent):
@@ -177,19 +176,29 @@ Examples:
                                                 one schema for every agent (docs/normalized.md)")]
     Events(EventsArgs),
 
-    /// jq-style extraction: the values a path leads to in each event, one per line.
+    /// jq programs over every value of the input: agents' events, or any NDJSON.
     #[command(after_help = "\
-Paths: .key  .\"any key\"  .[\"any key\"]  .[N] (negative from the end)  .[] (every element)
-       ? after a step ignores its errors; several paths separated by commas.
+The program is jq's language (the jaq engine, with jq's builtins added where it lacks them).
+Each JSON value on a line is an input; --type/--subtype/--tool/--session pick events first,
+without parsing the others. Output is compact (-c is accepted; --indent N or --tab indent).
+
+Beyond jq:  $run   the run the input is in: {agent, session_id, model, cwd, file, index}
+            $line  the input's line number in its file
+            --normalized  the program reads one schema for every agent (docs/normalized.md)
+            -s     slurps each run's inputs into one array (a run is the unit of every view)
 
 Examples:
-  cursor-stream get '.message.content[].text' --type assistant run.ndjson
-  cursor-stream get -r '.session_id, .model' --type system run.ndjson
-  cursor-stream get -r '.tool_call[]?.args.command' --tool shell --subtype started run.ndjson
+  cursor-stream get 'select(.type==\"tool_call\") | .call_id' run.ndjson
+  cursor-stream get -r '.message.content[]?.text // empty' --type assistant run.ndjson
+  cursor-stream get -r '[$run.agent, $run.file, .type] | @tsv' logs/*
+  cursor-stream get --normalized 'select(.event==\"tool_end\" and .status!=\"success\") | [$run.agent, .tool] | @tsv' logs/*
+  cursor-stream get -s 'map(select(.type==\"tool_call\")) | length' run.ndjson    tool events per run
   cursor-stream get -e '.is_error' --type result run.ndjson    exit 1 when the last value is false/null
+  cursor-stream get --arg id 3f2a 'select(.session_id | startswith($id))' logs/*
 
-Exit status: 0; 5 when a step failed on some event (as jq); with -e, 1 when the last value
-is false or null and 4 when there was none.")]
+Exit status as jq's: 0; 2 when the program does not compile (with where and why); 5 when it
+failed on some input (each failure names file:line; the next input goes on); with -e, 1 when
+the last value is false or null and 4 when there was none; halt_error's own status.")]
     Get(GetArgs),
 
     /// One row per run: agent, model, status, duration, answer length, thinking, tokens, tool
@@ -353,15 +362,20 @@ pub(crate) struct EventsArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct GetArgs {
-    /// The path(s) to extract, e.g. '.message.content[].text'.
-    #[arg(value_name = "PATH", value_parser = parse_paths)]
-    pub paths: Paths,
+    /// The jq program, e.g. 'select(.type=="tool_call") | .call_id'.
+    #[arg(value_name = "PROGRAM")]
+    pub program: String,
 
     #[command(flatten)]
     pub input: InputArgs,
 
     #[command(flatten)]
     pub filter: FilterArgs,
+
+    /// The program reads the normalized events, one schema for every agent
+    /// (docs/normalized.md), instead of the lines.
+    #[arg(long, conflicts_with_all = ["null_input", "types", "subtype", "tool", "session", "invert"])]
+    pub normalized: bool,
 
     /// Write strings raw, without quotes and escapes.
     #[arg(short = 'r', long)]
@@ -371,9 +385,59 @@ pub(crate) struct GetArgs {
     #[arg(short = 'j', long)]
     pub join_output: bool,
 
+    /// Compact output: the default here (accepted for jq's sake).
+    #[arg(short = 'c', long)]
+    pub compact_output: bool,
+
     /// Set the exit status from the last value, as jq -e.
     #[arg(short = 'e', long)]
     pub exit_status: bool,
+
+    /// Run the program once, on `null`; read no input.
+    #[arg(short = 'n', long)]
+    pub null_input: bool,
+
+    /// Run the program on each run's inputs gathered in one array (lines outside a run make
+    /// an array of their own).
+    #[arg(short = 's', long)]
+    pub slurp: bool,
+
+    /// Sort the keys of objects.
+    #[arg(short = 'S', long)]
+    pub sort_keys: bool,
+
+    /// Indent with a tab.
+    #[arg(long, conflicts_with_all = ["indent", "compact_output"])]
+    pub tab: bool,
+
+    /// Indent with N spaces (0 to 7; 0 is compact).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=7), conflicts_with = "compact_output")]
+    pub indent: Option<u8>,
+
+    /// `$NAME` is the string VALUE.
+    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"], action = clap::ArgAction::Append)]
+    pub arg: Vec<String>,
+
+    /// `$NAME` is the JSON value TEXT.
+    #[arg(long, num_args = 2, value_names = ["NAME", "TEXT"], action = clap::ArgAction::Append)]
+    pub argjson: Vec<String>,
+
+    /// `$NAME` is the text of FILE.
+    #[arg(long, num_args = 2, value_names = ["NAME", "FILE"], action = clap::ArgAction::Append)]
+    pub rawfile: Vec<String>,
+
+    /// `$NAME` is the array of the JSON values in FILE.
+    #[arg(long, num_args = 2, value_names = ["NAME", "FILE"], action = clap::ArgAction::Append)]
+    pub slurpfile: Vec<String>,
+
+    /// The arguments after the program are strings in `$ARGS.positional`, not files
+    /// (the input is then stdin).
+    #[arg(long, conflicts_with = "jsonargs")]
+    pub args: bool,
+
+    /// The arguments after the program are JSON values in `$ARGS.positional`, not files.
+    #[arg(long)]
+    pub jsonargs: bool,
 }
 
 #[derive(Debug, Args)]
@@ -408,10 +472,6 @@ pub(crate) struct CheckArgs {
     /// One JSON object per problem, and a summary object last.
     #[arg(long)]
     pub json: bool,
-}
-
-fn parse_paths(s: &str) -> Result<Paths, String> {
-    s.parse::<Paths>().map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Args)]

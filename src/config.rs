@@ -13,7 +13,7 @@ use crate::input::Input;
 use crate::supervise::RunOptions;
 use crate::view::check::CheckOptions;
 use crate::view::events::EventsOptions;
-use crate::view::get::GetOptions;
+use crate::view::get::{Bindings, GetOptions, Layout};
 use crate::view::normalized::NormalizedOptions;
 use crate::view::progress::ProgressOptions;
 use crate::view::stats::StatsOptions;
@@ -90,11 +90,13 @@ impl Config {
             Command::Check(a) => (ViewChoice::Check(CheckOptions { json: a.json }), a.input),
             Command::Transcript(a) => transcript_view(a),
         };
+        // `get -n` reads no input at all, not even stdin.
+        let inputs = match &view {
+            ViewChoice::Get(opts) if opts.null_input => Vec::new(),
+            _ => inputs(input.files),
+        };
         Action::View(Box::new(Config::with_terminals(
-            view,
-            run,
-            inputs(input.files),
-            cli.global,
+            view, run, inputs, cli.global,
         )))
     }
 
@@ -205,16 +207,80 @@ fn events_view(a: EventsArgs) -> (ViewChoice, InputArgs) {
     (ViewChoice::Events(opts), a.input)
 }
 
-/// `get` with its options, and its inputs.
+/// `get` with its options, and its inputs. A program that does not compile, or a variable
+/// that cannot be read, is a usage error (exit 2), before any input is read.
 fn get_view(a: GetArgs) -> (ViewChoice, InputArgs) {
-    let opts = GetOptions {
-        paths: a.paths,
-        filter: a.filter.into_filter(),
-        raw: a.raw_output,
-        join: a.join_output,
-        exit_status: a.exit_status,
+    let mut bindings = match get_bindings(&a) {
+        Ok(b) => b,
+        Err(message) => usage_error(message),
     };
-    (ViewChoice::Get(opts), a.input)
+    let mut files = a.input.files;
+    if a.args || a.jsonargs {
+        for f in std::mem::take(&mut files) {
+            let text = f.to_string_lossy().into_owned();
+            bindings.positional.push(if a.jsonargs {
+                match jaq_json::read::parse_single(text.as_bytes()) {
+                    Ok(v) => v,
+                    Err(e) => usage_error(format!("--jsonargs {text}: not JSON ({e})")),
+                }
+            } else {
+                jaq_json::Val::from(text)
+            });
+        }
+    }
+    let mut opts = match GetOptions::with_bindings(&a.program, &bindings) {
+        Ok(opts) => opts,
+        Err(e) => usage_error(e),
+    };
+    opts.filter = a.filter.into_filter();
+    opts.raw = a.raw_output;
+    opts.join = a.join_output;
+    opts.exit_status = a.exit_status;
+    opts.null_input = a.null_input;
+    opts.slurp = a.slurp;
+    opts.sort_keys = a.sort_keys;
+    opts.layout = match (a.tab, a.indent) {
+        (true, _) => Layout::Tab,
+        (false, None | Some(0)) => Layout::Compact,
+        (false, Some(n)) => Layout::Spaces(n),
+    };
+    opts.normalized = a.normalized;
+    (ViewChoice::Get(opts), InputArgs { files })
+}
+
+/// The variables `--arg`, `--argjson`, `--rawfile` and `--slurpfile` set, in the order of
+/// each option (jq's order between options does not matter: names are distinct or the
+/// last wins).
+fn get_bindings(a: &GetArgs) -> Result<Bindings, String> {
+    use jaq_json::Val;
+    let mut named = Vec::new();
+    for pair in a.arg.chunks_exact(2) {
+        named.push((pair[0].clone(), Val::from(pair[1].clone())));
+    }
+    for pair in a.argjson.chunks_exact(2) {
+        let v = jaq_json::read::parse_single(pair[1].as_bytes())
+            .map_err(|e| format!("--argjson {}: not JSON ({e})", pair[0]))?;
+        named.push((pair[0].clone(), v));
+    }
+    for pair in a.rawfile.chunks_exact(2) {
+        let bytes = std::fs::read(&pair[1]).map_err(|e| format!("--rawfile {}: {}: {e}", pair[0], pair[1]))?;
+        named.push((pair[0].clone(), Val::from(String::from_utf8_lossy(&bytes).into_owned())));
+    }
+    for pair in a.slurpfile.chunks_exact(2) {
+        let bytes = std::fs::read(&pair[1]).map_err(|e| format!("--slurpfile {}: {}: {e}", pair[0], pair[1]))?;
+        let values: Result<Val, _> = jaq_json::read::parse_many(&bytes).collect();
+        let values = values.map_err(|e| format!("--slurpfile {}: {}: not JSON ({e})", pair[0], pair[1]))?;
+        named.push((pair[0].clone(), values));
+    }
+    Ok(Bindings { named, positional: Vec::new() })
+}
+
+/// Exits as clap does on a bad argument: the message, the usage hint, status 2.
+fn usage_error(message: impl std::fmt::Display) -> ! {
+    use clap::CommandFactory;
+    crate::cli::Cli::command()
+        .error(clap::error::ErrorKind::InvalidValue, message)
+        .exit()
 }
 
 /// `transcript` with its options, and its inputs.

@@ -14,7 +14,7 @@ use libfuzzer_sys::fuzz_target;
 
 use cursor_stream::Agent;
 use cursor_stream::testing::{
-    AGENTS, Captured, CheckOptions, EventFilter, EventsOptions, GetOptions, Paths, ProgressOptions,
+    AGENTS, Captured, CheckOptions, EventFilter, EventsOptions, GetOptions, ProgressOptions,
     StatsOptions, TextOptions, ToolsOptions, TranscriptOptions, ViewChoice, run_captured_as,
 };
 
@@ -60,15 +60,12 @@ fn views() -> Vec<ViewChoice> {
             },
             ..EventsOptions::default()
         }),
-        ViewChoice::Get(GetOptions {
-            paths: ".message.content[].text, .tool_call[]?.args"
-                .parse::<Paths>()
-                .unwrap(),
-            filter: EventFilter::default(),
-            raw: true,
-            join: false,
-            exit_status: false,
+        ViewChoice::Get({
+            let mut opts = GetOptions::new(".message.content[].text, .tool_call[]?.args").unwrap();
+            opts.raw = true;
+            opts
         }),
+        ViewChoice::Get(GetOptions::new("select(.type == \"assistant\") | .message.content[]?.text // empty, ($run | .agent), $line").unwrap()),
         ViewChoice::Stats(StatsOptions { json: true }),
         ViewChoice::Stats(StatsOptions::default()),
         ViewChoice::Check(CheckOptions { json: true }),

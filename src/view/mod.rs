@@ -71,6 +71,11 @@ impl Ctx {
         self.run_open || self.ended_here
     }
 
+    /// Whether the current line ended [`Ctx::run`].
+    pub(crate) fn ends_run(&self) -> bool {
+        self.ended_here
+    }
+
     /// Writes a line of the input exactly as read (`raw`, at `offset` in the input). A
     /// view's copy on a worker reading a regular file leaves where the line is instead,
     /// and the main thread copies it from the file: a view passing most of its input

@@ -1,30 +1,71 @@
-//! `get`: jq-style extraction, one value per line (see `path` for the path language).
+//! `get`: jq programs over the events of any agent, or over any NDJSON.
 //!
-//! Output follows jq: compact JSON, one value per line; `-r` writes strings unescaped;
-//! `-j` writes them raw with no newline between values; a missing key gives `null`; a key
-//! repeated in an object counts once, with its last value. A step that cannot apply (`.text`
-//! of a string) is reported with its line and ends that event's output, unless the step has
-//! `?`.
+//! The program is compiled once by the jaq engine (`program`) and run on each input value.
+//! What an input is:
 //!
-//! Exit status, as jq's: 5 when a path step failed on some event; with `-e`, 1 when the
-//! last value was `false` or `null` and 4 when there was no value at all; else 0.
+//! - by default, every JSON value on a line: an agent's event, an object without `type`,
+//!   an array, a string, a number (a line may hold several values, as jq reads them);
+//! - with `--type`, `--subtype`, `--tool` or `--session`, the event lines that pass, picked
+//!   by the peek before any parse (other lines are reported as by every view);
+//! - with `--normalized`, the normalized events (`view::normalized`), whatever the agent;
+//! - with `-s`, each run's inputs in one array (a run is the unit of every view; lines
+//!   outside a run are an array of their own);
+//! - with `-n`, `null`, once, and no input is read.
+//!
+//! Two shortcuts give the same bytes as the engine, faster: a program made only of paths
+//! (`.a.b, .c[0]`) walks the line's raw text (`path`) instead of building its value; a
+//! program that starts with `select(…)` on `.type`/`.subtype` has that test read off the
+//! peek (`prefilter`), so the lines it rejects are never parsed.
+//!
+//! Output follows jq: one value per line, compact unless `--indent N` or `--tab`; `-r`
+//! writes strings unescaped; `-j` writes them raw with no newline between values; `-S`
+//! sorts the keys of objects.
+//!
+//! Exit status, as jq's: 5 when the program failed on some input (each failure is reported
+//! with its file and line, and the next input goes on); with `-e`, 1 when the last value
+//! was `false` or `null` and 4 when there was no value at all; `halt_error` ends with the
+//! status it asks for; else 0.
 
+pub(crate) mod compat;
+pub(crate) mod path;
+pub(crate) mod prefilter;
+pub(crate) mod program;
+
+use std::sync::Arc;
+
+use jaq_core::ValT;
+use jaq_json::Val;
 use serde_json::value::RawValue;
 
-pub(crate) mod path;
-
 use crate::agent::RawLine;
-use crate::agent::event::{Event, Wants};
+use crate::agent::event::{Event, RunEnd, Wants};
 use crate::exit::ExitStatus;
-use crate::input::peek::{Head, TypeSet};
+use crate::input::peek::{BadLine, Head, TypeSet};
 use crate::runs::Runs;
 use crate::view::filter::{EventFilter, LineFacts};
 use crate::view::{Ctx, View};
 use path::{Compact, Paths, Value};
+use prefilter::Cond;
+pub(crate) use program::{Bindings, Program};
 
+/// How values are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// One line per value, no spaces (jq's `-c`).
+    #[default]
+    Compact,
+    /// Indented by this many spaces (`--indent N`, 1 to 7 as jq).
+    Spaces(u8),
+    /// Indented by tabs (`--tab`).
+    Tab,
+}
+
+/// What `get` runs and how it writes (the fields are the command line's options).
 #[derive(Debug, Clone)]
 pub struct GetOptions {
-    pub paths: Paths,
+    /// The program's text, and the program compiled.
+    pub code: String,
+    pub(crate) program: Arc<Program>,
     pub filter: EventFilter,
     /// `-r`: strings without quotes or escapes.
     pub raw: bool,
@@ -32,55 +73,325 @@ pub struct GetOptions {
     pub join: bool,
     /// `-e`: the exit status tells whether the last value was `null` or `false`.
     pub exit_status: bool,
+    /// `-n`: the program runs once, on `null`.
+    pub null_input: bool,
+    /// `-s`: the program runs on each run's inputs in one array.
+    pub slurp: bool,
+    /// `-S`: objects' keys sorted.
+    pub sort_keys: bool,
+    pub layout: Layout,
+    /// `--normalized`: the inputs are the normalized events.
+    pub normalized: bool,
 }
+
+impl GetOptions {
+    /// `code` compiled with no variables, every option off (compact output).
+    pub fn new(code: &str) -> Result<GetOptions, String> {
+        GetOptions::with_bindings(code, &Bindings::default())
+    }
+
+    /// `code` compiled with the variables of the command line, every option off.
+    pub(crate) fn with_bindings(code: &str, bindings: &Bindings) -> Result<GetOptions, String> {
+        let program = Program::compile(code, bindings).map_err(|e| e.to_string())?;
+        Ok(GetOptions {
+            code: code.to_owned(),
+            program: Arc::new(program),
+            filter: EventFilter::default(),
+            raw: false,
+            join: false,
+            exit_status: false,
+            null_input: false,
+            slurp: false,
+            sort_keys: false,
+            layout: Layout::Compact,
+            normalized: false,
+        })
+    }
+}
+
+/// `halt` or `halt_error`: the reading stops, and the process exits with this status.
+#[derive(Debug)]
+pub(crate) struct Halted(pub u8);
+
+impl std::fmt::Display for Halted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "halted with status {}", self.0)
+    }
+}
+
+impl std::error::Error for Halted {}
 
 pub(crate) struct GetView {
     opts: GetOptions,
+    /// The program as paths, when the raw-text walk can run it.
+    paths: Option<Paths>,
+    /// The `select` the program starts with, when the peek can decide it.
+    prefilter: Option<Cond>,
+    pp: jaq_json::write::Pp,
     facts: LineFacts,
     buf: Vec<u8>,
     compact: Compact,
     values: u64,
     last_falsy: bool,
     errors: u64,
+    /// `$run`, and what it was made for: (input, run index, in a run).
+    run_value: Option<((u64, u64, bool), Val)>,
+    /// Runs started in the current input, and that input's number.
+    runs_in_input: (u64, u64),
+    /// `-s`: the inputs of the current run.
+    slurped: Vec<Val>,
+    /// `--normalized`: what writes the events.
+    normalizer: crate::view::normalized::Normalizer,
 }
 
 impl GetView {
     pub(crate) fn new(opts: GetOptions) -> GetView {
+        let engine_only = opts.slurp
+            || opts.null_input
+            || opts.normalized
+            || opts.sort_keys
+            || opts.layout != Layout::Compact;
+        let paths = (!engine_only)
+            .then(|| opts.code.parse::<Paths>().ok())
+            .flatten();
+        let prefilter = (!(opts.slurp || opts.null_input || opts.normalized))
+            .then(|| prefilter::of_program(&opts.code))
+            .flatten();
+        let indent = match opts.layout {
+            Layout::Compact => None,
+            Layout::Spaces(n) => Some(" ".repeat(n.into())),
+            Layout::Tab => Some("\t".to_string()),
+        };
+        let pp = jaq_json::write::Pp {
+            sep_space: indent.is_some(),
+            indent,
+            sort_keys: opts.sort_keys,
+            styles: Default::default(),
+        };
         GetView {
             opts,
+            paths,
+            prefilter,
+            pp,
             facts: LineFacts::default(),
             buf: Vec::new(),
             compact: Compact::default(),
             values: 0,
             last_falsy: false,
             errors: 0,
+            run_value: None,
+            runs_in_input: (0, 0),
+            slurped: Vec::new(),
+            normalizer: crate::view::normalized::Normalizer::new(),
         }
     }
 
-    fn write(&mut self, value: &Value<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+    /// Writes a value the path walk found.
+    fn write_path_value(&mut self, value: &Value<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.buf.clear();
         if self.opts.raw || self.opts.join {
             self.compact.write_raw(value, &mut self.buf);
         } else {
             self.compact.write(value.text(), &mut self.buf);
         }
+        self.end_value(value.is_falsy(), ctx)
+    }
+
+    /// Writes a value the program gave.
+    fn write_value(&mut self, value: &Val, ctx: &mut Ctx) -> anyhow::Result<()> {
+        self.buf.clear();
+        match value {
+            Val::TStr(s) | Val::BStr(s) if self.opts.raw || self.opts.join => {
+                self.buf.extend_from_slice(s);
+            }
+            _ => jaq_json::write::write(&mut self.buf, &self.pp, 0, value)?,
+        }
+        self.end_value(!value.as_bool(), ctx)
+    }
+
+    fn end_value(&mut self, falsy: bool, ctx: &mut Ctx) -> anyhow::Result<()> {
         if !self.opts.join {
             self.buf.push(b'\n');
         }
         ctx.out.write_out(&self.buf)?;
         self.values += 1;
-        self.last_falsy = value.is_falsy();
+        self.last_falsy = falsy;
         Ok(())
+    }
+
+    /// `$run` for the current line (made again only when the run changes).
+    fn run_value(&mut self, ctx: &Ctx) -> Val {
+        let in_run = ctx.line_in_run();
+        let key = (ctx.diag.inputs(), self.runs_in_input.1, in_run);
+        if let Some((k, v)) = &self.run_value
+            && *k == key
+        {
+            return v.clone();
+        }
+        let text = |s: &Option<String>| match s {
+            Some(s) if in_run => Val::from(s.clone()),
+            _ => Val::Null,
+        };
+        let run = &ctx.run;
+        let fields = [
+            (
+                "agent",
+                if in_run {
+                    Val::from(run.agent.name().to_string())
+                } else {
+                    Val::Null
+                },
+            ),
+            ("session_id", text(&run.session_id)),
+            ("model", text(&run.model)),
+            ("cwd", text(&run.cwd)),
+            ("file", Val::from(ctx.diag.source().to_string())),
+            (
+                "index",
+                match self.runs_in_input.1.checked_sub(1) {
+                    Some(i) if in_run => Val::from(usize::try_from(i).unwrap_or(usize::MAX)),
+                    _ => Val::Null,
+                },
+            ),
+        ];
+        let value = Val::obj(
+            fields
+                .into_iter()
+                .map(|(k, v)| (Val::from(k.to_string()), v))
+                .collect(),
+        );
+        self.run_value = Some((key, value.clone()));
+        value
+    }
+
+    /// One input value: slurped, or run through the program now.
+    fn input(&mut self, value: Val, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.opts.slurp {
+            self.slurped.push(value);
+            return Ok(());
+        }
+        self.run_program(value, ctx)
+    }
+
+    fn run_program(&mut self, value: Val, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let run = self.run_value(ctx);
+        let program = Arc::clone(&self.opts.program);
+        for result in program.run(value, &run, ctx.diag.line()) {
+            match result {
+                Ok(v) => self.write_value(&v, ctx)?,
+                Err(program::Failure::Error(message)) => {
+                    self.errors += 1;
+                    ctx.diag.warn(
+                        &mut ctx.out,
+                        "program errors",
+                        format_args!("jq error: {message}"),
+                    );
+                    // jq goes on with the next input.
+                    break;
+                }
+                Err(program::Failure::Halt(status)) => {
+                    ctx.out.flush()?;
+                    let status = u8::try_from(status.rem_euclid(256)).unwrap_or(5);
+                    return Err(Halted(status).into());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `-s`: the program on what was slurped, if anything was.
+    fn run_slurped(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.slurped.is_empty() {
+            return Ok(());
+        }
+        let array: Val = std::mem::take(&mut self.slurped).into_iter().collect();
+        self.run_program(array, ctx)
+    }
+
+    /// A line that is no event of the peek's: every JSON value on it is an input, unless
+    /// events are selected. Returns whether it was taken (else it is reported as bad).
+    fn other_line(&mut self, bytes: &[u8], ctx: &mut Ctx) -> anyhow::Result<bool> {
+        if self.opts.normalized || !self.opts.filter.passes_non_events() {
+            return Ok(false);
+        }
+        if let Some(paths) = &self.paths
+            && let Ok(root) = crate::input::json::from_line::<&RawValue>(bytes)
+        {
+            let paths = paths.clone();
+            self.walk(&paths, root, ctx)?;
+            return Ok(true);
+        }
+        match parse_values(bytes) {
+            Ok(values) => {
+                for value in values {
+                    self.input(value, ctx)?;
+                }
+                Ok(true)
+            }
+            Err(_) => Ok(false),
+        }
+    }
+
+    /// The paths walked through one line's raw JSON.
+    fn walk(&mut self, paths: &Paths, root: &RawValue, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let mut values = Vec::new();
+        for path in &paths.0 {
+            values.clear();
+            let result = path.eval(root, &mut values);
+            for value in &values {
+                self.write_path_value(value, ctx)?;
+            }
+            if let Err(e) = result {
+                self.errors += 1;
+                ctx.diag.warn(&mut ctx.out, "program errors", format_args!("jq error: {e}"));
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The line ended a run: `-s` runs the program on the run's inputs.
+    fn line_done(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.opts.slurp && ctx.ends_run() {
+            self.run_slurped(ctx)?;
+        }
+        Ok(())
+    }
+
+    /// A normalized event, written by `write` into a buffer and read back as a value.
+    fn normalized_input(
+        &mut self,
+        write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<bool>,
+        ctx: &mut Ctx,
+    ) -> anyhow::Result<()> {
+        let mut bytes = std::mem::take(&mut self.buf);
+        bytes.clear();
+        let wrote = write(&mut bytes)?;
+        let value = wrote.then(|| jaq_json::read::parse_single(&bytes));
+        self.buf = bytes;
+        match value {
+            Some(Ok(value)) => self.input(value, ctx),
+            Some(Err(e)) => anyhow::bail!("a normalized event that is not JSON ({e})"),
+            None => Ok(()),
+        }
     }
 }
 
 impl View for GetView {
     fn wants(&self) -> Wants {
-        self.opts.filter.wants()
+        if self.opts.normalized {
+            crate::view::normalized::NORMALIZED_WANTS
+        } else {
+            self.opts.filter.wants()
+        }
     }
 
     fn raw_types(&self) -> TypeSet {
-        self.opts.filter.raw_types()
+        if self.opts.normalized || self.opts.null_input {
+            TypeSet::NONE
+        } else {
+            self.opts.filter.raw_types()
+        }
     }
 
     fn reports_runs(&self) -> bool {
@@ -101,8 +412,45 @@ impl View for GetView {
         }
     }
 
+    fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let input = ctx.diag.inputs();
+        if self.runs_in_input.0 != input {
+            self.runs_in_input = (input, 0);
+        }
+        self.runs_in_input.1 += 1;
+        if self.opts.normalized {
+            let mut normalizer = std::mem::take(&mut self.normalizer);
+            let run = ctx.run.clone();
+            let done = self.normalized_input(|b| normalizer.run_start(&run, b), ctx);
+            self.normalizer = normalizer;
+            done?;
+        }
+        Ok(())
+    }
+
     fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.opts.normalized {
+            let mut normalizer = std::mem::take(&mut self.normalizer);
+            let run = ctx.run.clone();
+            let done = self.normalized_input(|b| normalizer.event(&run, ev, b), ctx);
+            self.normalizer = normalizer;
+            return done;
+        }
         self.facts.event(ev, ctx);
+        Ok(())
+    }
+
+    fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.opts.normalized {
+            let mut normalizer = std::mem::take(&mut self.normalizer);
+            let run = ctx.run.clone();
+            let done = self.normalized_input(|b| normalizer.run_end(&run, end, b), ctx);
+            self.normalizer = normalizer;
+            done?;
+            if self.opts.slurp {
+                self.run_slurped(ctx)?;
+            }
+        }
         Ok(())
     }
 
@@ -110,31 +458,107 @@ impl View for GetView {
         if !self.opts.filter.passes(line, head, &self.facts, ctx) {
             return Ok(());
         }
-        let root: &RawValue = match crate::input::json::from_line(line.bytes) {
-            Ok(root) => root,
-            Err(e) => {
-                ctx.diag.bad_line(
-                    &mut ctx.out,
-                    "lines that are not JSON",
-                    format_args!("not JSON ({e})"),
-                    line.bytes,
-                )?;
-                return Ok(());
+        if let Some(cond) = &self.prefilter
+            && !cond.passes(&head.type_name, &mut || head.subtype(line.bytes))
+        {
+            return Ok(());
+        }
+        if let Some(paths) = &self.paths {
+            let root: &RawValue = match crate::input::json::from_line(line.bytes) {
+                Ok(root) => root,
+                Err(e) => return not_json(line, e, ctx),
+            };
+            let paths = paths.clone();
+            return self.walk(&paths, root, ctx);
+        }
+        // Every value on the line, as jq reads it (an event and what may follow it).
+        match parse_values(line.bytes) {
+            Ok(values) => {
+                for value in values {
+                    self.input(value, ctx)?;
+                }
             }
-        };
-        let mut values = Vec::new();
-        for i in 0..self.opts.paths.0.len() {
-            values.clear();
-            let result = self.opts.paths.0[i].eval(root, &mut values);
-            for value in &values {
-                self.write(value, ctx)?;
-            }
-            if let Err(e) = result {
-                self.errors += 1;
-                ctx.diag.warn(&mut ctx.out, "path errors", e);
-                break;
-            }
+            Err(e) => return not_json(line, e, ctx),
+        }
+        self.line_done(ctx)
+    }
+
+    fn blank_line(&mut self, raw: &[u8], ctx: &mut Ctx) -> anyhow::Result<()> {
+        // Not only blank: a line without `type` that the dialect read (Codex's legacy
+        // lines) is an input too.
+        if !raw.iter().all(u8::is_ascii_whitespace) && self.other_line(raw, ctx)? {
+            self.line_done(ctx)?;
         }
         Ok(())
     }
+
+    fn bad_line(&mut self, line: &RawLine<'_>, bad: &BadLine, ctx: &mut Ctx) -> anyhow::Result<bool> {
+        if matches!(bad, BadLine::NotJson(_)) && line.unterminated {
+            return Ok(false);
+        }
+        let taken = self.other_line(line.bytes, ctx)?;
+        if taken {
+            self.line_done(ctx)?;
+        }
+        Ok(taken)
+    }
+
+    fn finish(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.opts.null_input {
+            return self.run_program(Val::Null, ctx);
+        }
+        self.run_slurped(ctx)
+    }
+}
+
+/// How deep an input value may nest: the engine recurses once per level (to read, compare,
+/// print, drop), on a stack that holds a million levels (`app::LARGE_STACK`); jq itself
+/// stops at 10,000.
+const MAX_DEPTH: usize = 100_000;
+
+/// Parses one line's values with the engine's reader, refusing one nested deeper than
+/// [`MAX_DEPTH`] (which would overflow the stack): only a line that long can be.
+fn parse_values(bytes: &[u8]) -> Result<Vec<Val>, String> {
+    if bytes.len() > MAX_DEPTH && depth(bytes) > MAX_DEPTH {
+        return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+    }
+    jaq_json::read::parse_many(bytes)
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())
+}
+
+/// The deepest nesting of arrays and objects in `bytes`, brackets in strings aside.
+fn depth(bytes: &[u8]) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0, false, false);
+    for &b in bytes {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+fn not_json(line: &RawLine<'_>, e: impl std::fmt::Display, ctx: &mut Ctx) -> anyhow::Result<()> {
+    ctx.diag.bad_line(
+        &mut ctx.out,
+        "lines that are not JSON",
+        format_args!("not JSON ({e})"),
+        line.bytes,
+    )?;
+    Ok(())
 }

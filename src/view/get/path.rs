@@ -36,15 +36,15 @@ struct Step {
 
 /// One path: a chain of steps from the event.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Path(Vec<Step>);
+pub(crate) struct Path(Vec<Step>);
 
 /// The paths of a `get` expression, in order.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Paths(pub Vec<Path>);
+pub(crate) struct Paths(pub Vec<Path>);
 
 /// A path that does not parse, with the column (1-based) where it goes wrong.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PathError {
+pub(crate) struct PathError {
     pub source: String,
     pub column: usize,
     pub message: String,
@@ -225,13 +225,13 @@ fn is_ident_char(b: u8) -> bool {
 
 /// A value a path led to: raw JSON text, or `null` for a missing key or index.
 #[derive(Debug, Clone, Copy)]
-pub enum Value<'a> {
+pub(crate) enum Value<'a> {
     Raw(&'a RawValue),
     Null,
 }
 
 impl<'a> Value<'a> {
-    pub fn text(&self) -> &'a str {
+    pub(crate) fn text(&self) -> &'a str {
         match self {
             Value::Raw(raw) => raw.get(),
             Value::Null => "null",
@@ -239,14 +239,14 @@ impl<'a> Value<'a> {
     }
 
     /// Whether the value is `null` or `false` (for `-e`, as jq).
-    pub fn is_falsy(&self) -> bool {
+    pub(crate) fn is_falsy(&self) -> bool {
         matches!(self.text().trim(), "null" | "false")
     }
 }
 
 /// A step that cannot apply to the value it met, in jq's words.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EvalError(pub String);
+pub(crate) struct EvalError(pub String);
 
 impl fmt::Display for EvalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -258,7 +258,7 @@ impl Path {
     /// Appends the values this path leads to from `root`, depth first as jq does. At the
     /// first error that `?` does not cover, stops: `out` then holds the values found
     /// before it, which jq prints too.
-    pub fn eval<'a>(&self, root: &'a RawValue, out: &mut Vec<Value<'a>>) -> Result<(), EvalError> {
+    pub(crate) fn eval<'a>(&self, root: &'a RawValue, out: &mut Vec<Value<'a>>) -> Result<(), EvalError> {
         walk_steps(&self.0, Value::Raw(root), out)
     }
 }

@@ -1,0 +1,347 @@
+//! A jq program, compiled once by the jaq engine and run on each input value.
+//!
+//! The language is jaq's (`jaq-core`, its standard library `jaq-std`, its JSON values
+//! `jaq-json`) with the definitions of `compat.jq` on top, which give jq's behaviour where
+//! jaq lacks a builtin or differs. The program sees, beside the variables of the command
+//! line (`--arg`, `--argjson`, `--rawfile`, `--slurpfile`, `$ARGS`, `$ENV`):
+//!
+//! - `$run`: the run the input belongs to, `{"agent", "session_id", "model", "cwd",
+//!   "file", "index"}` (`index`: the run's place in its file, from 0); outside any run
+//!   every field but `file` is `null`;
+//! - `$line`: the input's line number in its file.
+//!
+//! A variable of the same name given on the command line wins; `input_filename` and
+//! `input_line_number` read the same facts whatever the user named.
+
+use std::fmt;
+
+use jaq_core::load::{self, Arena, File, Loader};
+use jaq_core::{Compiler, Ctx, Vars, data::JustLut};
+use jaq_json::Val;
+
+/// The kind of data programs run on: JSON values, no other global data.
+type Data = JustLut<Val>;
+
+/// The names `get` binds for every input, after the user's variables. `$__cs_run` and
+/// `$__cs_line` are always ours, for the definitions that must not see a user's `$run`.
+const PER_INPUT: [&str; 2] = ["$__cs_run", "$__cs_line"];
+
+/// Variables of the command line, in the order given.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Bindings {
+    /// `--arg`, `--argjson`, `--rawfile`, `--slurpfile`: name (without `$`) and value.
+    pub(crate) named: Vec<(String, Val)>,
+    /// `--args` / `--jsonargs`: `$ARGS.positional`.
+    pub(crate) positional: Vec<Val>,
+}
+
+/// A compiled program and the values of its command-line variables.
+pub(crate) struct Program {
+    filter: jaq_core::Filter<Data>,
+    /// The values of the variables set once, in the compiler's order.
+    fixed: Vec<Val>,
+    /// Whether `$run` and `$line` are bound by `get` (not the user's).
+    binds_run: bool,
+    binds_line: bool,
+}
+
+impl fmt::Debug for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Program").finish_non_exhaustive()
+    }
+}
+
+/// Why a program could not be compiled: each problem with where it is in the program.
+#[derive(Debug)]
+pub(crate) struct CompileError {
+    code: String,
+    problems: Vec<(std::ops::Range<usize>, String)>,
+}
+
+impl fmt::Display for CompileError {
+    /// `at line L, column C: message`, the program's line, and a caret under the place.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (span, message)) in self.problems.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            let start = span.start.min(self.code.len());
+            let line_start = self.code[..start].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = self.code[start..]
+                .find('\n')
+                .map_or(self.code.len(), |i| start + i);
+            let line_no = self.code[..start].matches('\n').count() + 1;
+            let before = &self.code[line_start..start];
+            let column = before.chars().count() + 1;
+            let shown = crate::out::escape_line(&self.code[line_start..line_end]);
+            let pad = crate::out::escape_line(before).chars().count();
+            write!(
+                f,
+                "invalid program at line {line_no}, column {column}: {message}\n  {shown}\n  {}^",
+                " ".repeat(pad)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+impl Program {
+    /// Compiles `code` once, with the variables of the command line.
+    pub(crate) fn compile(code: &str, bindings: &Bindings) -> Result<Program, CompileError> {
+        let mut names: Vec<String> = Vec::new();
+        let mut fixed = Vec::new();
+        for (name, value) in &bindings.named {
+            names.push(format!("${name}"));
+            fixed.push(value.clone());
+        }
+        names.push("$ARGS".into());
+        fixed.push(args_value(bindings));
+        names.push("$ENV".into());
+        fixed.push(env_value());
+        let user = |n: &str| bindings.named.iter().any(|(k, _)| k == n);
+        let (binds_run, binds_line) = (!user("run"), !user("line"));
+        names.extend(PER_INPUT.iter().map(|s| s.to_string()));
+        if binds_run {
+            names.push("$run".into());
+        }
+        if binds_line {
+            names.push("$line".into());
+        }
+
+        let problems = |problems| CompileError {
+            code: code.to_owned(),
+            problems,
+        };
+        let arena = Arena::default();
+        let loader = Loader::new(
+            jaq_core::defs()
+                .chain(jaq_std::defs())
+                .chain(jaq_json::defs())
+                .chain(super::compat::defs())
+                .chain(run_defs()),
+        );
+        let modules = loader
+            .load(&arena, File { code, path: () })
+            .map_err(|errs| problems(load_problems(code, errs)))?;
+        let filter = Compiler::default()
+            .with_funs(
+                jaq_core::funs()
+                    .chain(jaq_std::funs())
+                    .chain(jaq_json::funs())
+                    .chain(super::compat::funs()),
+            )
+            .with_global_vars(names.iter().map(|s| s.as_str()))
+            .compile(modules)
+            .map_err(|errs| problems(compile_problems(code, errs)))?;
+        Ok(Program {
+            filter,
+            fixed,
+            binds_run,
+            binds_line,
+        })
+    }
+
+    /// Runs the program on one input; `run` is `$run`, `line` is `$line`.
+    pub(crate) fn run<'p>(
+        &'p self,
+        input: Val,
+        run: &Val,
+        line: u64,
+    ) -> impl Iterator<Item = Result<Val, Failure>> + 'p {
+        let line = Val::from(usize::try_from(line).unwrap_or(usize::MAX));
+        let mut vars = self.fixed.clone();
+        vars.push(run.clone());
+        vars.push(line.clone());
+        if self.binds_run {
+            vars.push(run.clone());
+        }
+        if self.binds_line {
+            vars.push(line);
+        }
+        let ctx = Ctx::<Data>::new(&self.filter.lut, Vars::new(vars));
+        self.filter.id.run((ctx, input)).map(|r| {
+            r.map_err(|e| match e.get_err() {
+                Ok(err) => Failure::Error(err.to_string()),
+                Err(e) => Failure::Halt(e.get_halt().unwrap_or(5)),
+            })
+        })
+    }
+}
+
+/// A run of the program that did not give a value.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// A runtime error (`error`, a type error): its message.
+    Error(String),
+    /// `halt` / `halt_error`: the exit status asked for.
+    Halt(i32),
+}
+
+/// The builtins that read the input's place: from `get`'s own variables, so that a
+/// user's `$run` or `$line` does not change them.
+const RUN_DEFS: &str = "
+def input_filename: $__cs_run.file;
+def input_line_number: $__cs_line;
+";
+
+fn run_defs() -> impl Iterator<Item = load::parse::Def<&'static str>> {
+    // Our own text: it parses (a unit test runs it).
+    load::parse(RUN_DEFS, |p| p.defs()).unwrap_or_default().into_iter()
+}
+
+/// `$ARGS`: `{"positional": [...], "named": {...}}`, as jq gives it.
+fn args_value(bindings: &Bindings) -> Val {
+    let named = bindings
+        .named
+        .iter()
+        .map(|(k, v)| (Val::from(k.clone()), v.clone()));
+    let obj = [
+        (
+            Val::from("positional".to_string()),
+            bindings.positional.iter().cloned().collect(),
+        ),
+        (Val::from("named".to_string()), Val::obj(named.collect())),
+    ];
+    Val::obj(obj.into_iter().collect())
+}
+
+/// `$ENV`: the environment, its names and values as text (lossy where not UTF-8).
+fn env_value() -> Val {
+    let vars = std::env::vars_os().map(|(k, v)| {
+        (
+            Val::from(k.to_string_lossy().into_owned()),
+            Val::from(v.to_string_lossy().into_owned()),
+        )
+    });
+    Val::obj(vars.collect())
+}
+
+/// Where in `code` a part of it is (the engine's errors hold slices of the program).
+fn span(code: &str, part: &str) -> std::ops::Range<usize> {
+    let (start, end) = (code.as_ptr() as usize, code.as_ptr() as usize + code.len());
+    let at = part.as_ptr() as usize;
+    if (start..=end).contains(&at) {
+        load::span(code, part)
+    } else {
+        // A slice of a definition of the library, not of the program: no place to show.
+        0..0
+    }
+}
+
+fn load_problems(
+    code: &str,
+    errs: load::Errors<&str, ()>,
+) -> Vec<(std::ops::Range<usize>, String)> {
+    let mut out = Vec::new();
+    for (_file, err) in errs {
+        match err {
+            load::Error::Io(errs) => {
+                for (path, e) in errs {
+                    out.push((span(code, path), format!("cannot load {path}: {e}")));
+                }
+            }
+            load::Error::Lex(errs) => {
+                for (expected, found) in errs {
+                    let what = match expected {
+                        load::lex::Expect::Delim(open) => format!("unclosed `{open}`"),
+                        other => format!("expected {}", other.as_str()),
+                    };
+                    out.push((span(code, found), found_text(what, found)));
+                }
+            }
+            load::Error::Parse(errs) => {
+                for (expected, found) in errs {
+                    let what = format!("expected {}", expected.as_str());
+                    out.push((span(code, found), found_text(what, found)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `what`, and what was found instead.
+fn found_text(what: String, found: &str) -> String {
+    match found.chars().next() {
+        None => format!("{what}, found the end of the program"),
+        Some(c) => format!("{what}, found `{}`", c.escape_default()),
+    }
+}
+
+fn compile_problems(
+    code: &str,
+    errs: jaq_core::compile::Errors<&str, ()>,
+) -> Vec<(std::ops::Range<usize>, String)> {
+    use jaq_core::compile::Undefined;
+    let mut out = Vec::new();
+    for (_file, errs) in errs {
+        for (found, undefined) in errs {
+            let message = match (found, &undefined) {
+                ("reduce" | "foreach", Undefined::Filter(arity)) => {
+                    format!("`{found}` with {arity} arguments")
+                }
+                (_, Undefined::Filter(arity)) => format!("undefined function `{found}/{arity}`"),
+                (_, Undefined::Var) => format!("undefined variable `{found}`"),
+                (_, other) => format!("undefined {} `{found}`", other.as_str()),
+            };
+            out.push((span(code, found), message));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(code: &str, input: &str) -> Vec<String> {
+        let p = Program::compile(code, &Bindings::default()).unwrap();
+        let input = jaq_json::read::parse_single(input.as_bytes()).unwrap();
+        p.run(input, &Val::Null, 7)
+            .map(|r| match r {
+                Ok(v) => v.to_string(),
+                Err(e) => format!("error: {e:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_program_runs_on_its_input_with_the_line_number() {
+        assert_eq!(run(".a, $line", r#"{"a":[1,"x"]}"#), ["[1,\"x\"]", "7"]);
+        assert_eq!(run("input_line_number", "null"), ["7"]);
+    }
+
+    #[test]
+    fn a_compile_error_says_where_with_a_caret() {
+        let e = Program::compile(".a | nope", &Bindings::default()).unwrap_err();
+        let text = e.to_string();
+        assert!(text.starts_with("invalid program at line 1, column 6: undefined function `nope/0`"), "{text}");
+        assert!(text.ends_with("\n  .a | nope\n       ^"), "{text}");
+        let e = Program::compile(".a |\n (.b", &Bindings::default()).unwrap_err();
+        assert!(e.to_string().contains("line 2, column 2: unclosed `(`"), "{e}");
+    }
+
+    #[test]
+    fn a_user_variable_named_run_wins() {
+        let b = Bindings {
+            named: vec![("run".into(), Val::from("mine".to_string()))],
+            positional: vec![],
+        };
+        let p = Program::compile("$run, $ARGS.named.run", &b).unwrap();
+        let out: Vec<String> = p
+            .run(Val::Null, &Val::from(1usize), 1)
+            .map(|r| r.unwrap().to_string())
+            .collect();
+        assert_eq!(out, ["\"mine\"", "\"mine\""]);
+    }
+
+    #[test]
+    fn halt_and_errors_are_told_apart() {
+        assert_eq!(run("error(\"x\")", "null").len(), 1);
+        let p = Program::compile("halt_error(3)", &Bindings::default()).unwrap();
+        let r: Vec<_> = p.run(Val::Null, &Val::Null, 1).collect();
+        assert!(matches!(r[..], [Err(Failure::Halt(3))]), "{r:?}");
+    }
+}
