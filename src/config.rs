@@ -278,9 +278,10 @@ fn get_bindings(a: &GetArgs) -> Result<Bindings, String> {
 /// Exits as clap does on a bad argument: the message, the usage hint, status 2.
 fn usage_error(message: impl std::fmt::Display) -> ! {
     use clap::CommandFactory;
-    crate::cli::Cli::command()
-        .error(clap::error::ErrorKind::InvalidValue, message)
-        .exit()
+    let mut cli = crate::cli::Cli::command();
+    cli.build();
+    let get = cli.find_subcommand_mut("get").unwrap_or_else(|| unreachable!("`get` is a command"));
+    get.error(clap::error::ErrorKind::InvalidValue, message).exit()
 }
 
 /// `transcript` with its options, and its inputs.

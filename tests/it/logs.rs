@@ -386,22 +386,22 @@ fn get_reports_path_errors_with_the_line() {
     assert_eq!(code, 5);
     assert_eq!(String::from_utf8(stdout).unwrap(), "null\nnull\n");
     assert!(
-        stderr.contains("failed.ndjson:2: Cannot index string with \"x\"")
-            && stderr.contains("failed.ndjson:3: Cannot index string with \"x\""),
+        stderr.contains("failed.ndjson:2: jq error: cannot index \"user\" with \"x\"")
+            && stderr.contains("failed.ndjson:3: jq error: cannot index \"assistant\" with \"x\""),
         "{stderr}"
     );
 }
 
 #[test]
-fn invalid_path_is_a_usage_error_pointing_at_the_column() {
+fn invalid_program_is_a_usage_error_pointing_at_the_column() {
     cs(&["get", ".message..text"])
         .arg(fixture("partial.ndjson"))
         .assert()
         .code(2)
         .stdout("")
         .stderr(
-            predicate::str::contains("invalid path at column 10")
-                .and(predicate::str::contains("  .message..text\n           ^")),
+            predicate::str::contains("invalid program at line 1, column 9: unexpected `.`")
+                .and(predicate::str::contains("  .message..text\n          ^")),
         );
 }
 

@@ -85,23 +85,8 @@ def join($x): reduce .[] as $i (null;
     | $acc + .) // "";
 
 ## Formats missing in jaq (the jaq binary has @csv/@tsv from jaq-fmts, the crates not).
-def @csv:
-  if type == "array" then
-    map(if type == "number" or type == "boolean" then tojson
-        elif type == "string" then "\"" + (split("\"") | join("\"\"")) + "\""
-        elif . == null then ""
-        else error("\(type) (\(_compat_show)) is not valid in a csv row") end)
-    | join(",")
-  else error("\(type) (\(_compat_show)) cannot be csv-formatted, only an array can be") end;
-def @tsv:
-  if type == "array" then
-    map(if type == "number" or type == "boolean" then tojson
-        elif type == "string" then split("\\") | join("\\\\") | split("\t") | join("\\t")
-          | split("\n") | join("\\n") | split("\r") | join("\\r")
-        elif . == null then ""
-        else error("\(type) (\(_compat_show)) is not valid in a tsv row") end)
-    | join("\t")
-  else error("\(type) (\(_compat_show)) cannot be tsv-formatted, only an array can be") end;
+def @csv: _compat_csv;
+def @tsv: _compat_tsv;
 def @base32: tostring | _compat_base32;
 def @base32d: tostring | _compat_base32d;
 # jq's `format("csv")` is `@csv`.

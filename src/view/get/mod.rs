@@ -124,9 +124,11 @@ impl std::error::Error for Halted {}
 pub(crate) struct GetView {
     opts: GetOptions,
     /// The program as paths, when the raw-text walk can run it.
-    paths: Option<Paths>,
+    paths: Option<Arc<Paths>>,
     /// The `select` the program starts with, when the peek can decide it.
     prefilter: Option<Cond>,
+    /// The program after that `select`, when it is only paths.
+    after_select: Option<Arc<Paths>>,
     pp: jaq_json::write::Pp,
     facts: LineFacts,
     buf: Vec<u8>,
@@ -146,17 +148,26 @@ pub(crate) struct GetView {
 
 impl GetView {
     pub(crate) fn new(opts: GetOptions) -> GetView {
-        let engine_only = opts.slurp
+        // `CURSOR_STREAM_REFERENCE=1`: the engine alone, for the tests that compare.
+        let engine_only = !crate::input::peek::fast_paths()
+            || opts.slurp
             || opts.null_input
             || opts.normalized
             || opts.sort_keys
             || opts.layout != Layout::Compact;
         let paths = (!engine_only)
-            .then(|| opts.code.parse::<Paths>().ok())
+            .then(|| opts.code.parse::<Paths>().ok().map(Arc::new))
             .flatten();
-        let prefilter = (!(opts.slurp || opts.null_input || opts.normalized))
+        let selected = (crate::input::peek::fast_paths()
+            && !(opts.slurp || opts.null_input || opts.normalized))
             .then(|| prefilter::of_program(&opts.code))
             .flatten();
+        // `select(…) | .a.b`: past the test, the paths walk the raw text.
+        let after_select = selected
+            .as_ref()
+            .filter(|_| !engine_only)
+            .and_then(|(_, rest)| rest.parse::<Paths>().ok().map(Arc::new));
+        let prefilter = selected.map(|(cond, _)| cond);
         let indent = match opts.layout {
             Layout::Compact => None,
             Layout::Spaces(n) => Some(" ".repeat(n.into())),
@@ -172,6 +183,7 @@ impl GetView {
             opts,
             paths,
             prefilter,
+            after_select,
             pp,
             facts: LineFacts::default(),
             buf: Vec::new(),
@@ -274,7 +286,11 @@ impl GetView {
     }
 
     fn run_program(&mut self, value: Val, ctx: &mut Ctx) -> anyhow::Result<()> {
-        let run = self.run_value(ctx);
+        let run = if self.opts.program.reads_run() {
+            self.run_value(ctx)
+        } else {
+            Val::Null
+        };
         let program = Arc::clone(&self.opts.program);
         for result in program.run(value, &run, ctx.diag.line()) {
             match result {
@@ -317,37 +333,34 @@ impl GetView {
         if let Some(paths) = &self.paths
             && let Ok(root) = crate::input::json::from_line::<&RawValue>(bytes)
         {
-            let paths = paths.clone();
-            self.walk(&paths, root, ctx)?;
-            return Ok(true);
-        }
-        match parse_values(bytes) {
-            Ok(values) => {
-                for value in values {
-                    self.input(value, ctx)?;
-                }
-                Ok(true)
+            let paths = Arc::clone(paths);
+            if self.walk(&paths, root, ctx)? {
+                return Ok(true);
             }
-            Err(_) => Ok(false),
         }
+        // Not an event line: rare, and all of it must read before any of it is taken.
+        let Ok(Ok(values)) = values(bytes).map(|v| v.collect::<Result<Vec<_>, _>>()) else {
+            return Ok(false);
+        };
+        for value in values {
+            self.input(value, ctx)?;
+        }
+        Ok(true)
     }
 
-    /// The paths walked through one line's raw JSON.
-    fn walk(&mut self, paths: &Paths, root: &RawValue, ctx: &mut Ctx) -> anyhow::Result<()> {
+    /// The paths walked through one line's raw JSON. False, with nothing written, when a
+    /// step failed: the engine then runs the line, and says what failed as for any program.
+    fn walk(&mut self, paths: &Paths, root: &RawValue, ctx: &mut Ctx) -> anyhow::Result<bool> {
         let mut values = Vec::new();
         for path in &paths.0 {
-            values.clear();
-            let result = path.eval(root, &mut values);
-            for value in &values {
-                self.write_path_value(value, ctx)?;
-            }
-            if let Err(e) = result {
-                self.errors += 1;
-                ctx.diag.warn(&mut ctx.out, "program errors", format_args!("jq error: {e}"));
-                break;
+            if path.eval(root, &mut values).is_err() {
+                return Ok(false);
             }
         }
-        Ok(())
+        for value in &values {
+            self.write_path_value(value, ctx)?;
+        }
+        Ok(true)
     }
 
     /// The line ended a run: `-s` runs the program on the run's inputs.
@@ -463,19 +476,25 @@ impl View for GetView {
         {
             return Ok(());
         }
-        if let Some(paths) = &self.paths {
-            let root: &RawValue = match crate::input::json::from_line(line.bytes) {
-                Ok(root) => root,
-                Err(e) => return not_json(line, e, ctx),
-            };
-            let paths = paths.clone();
-            return self.walk(&paths, root, ctx);
+        if let Some(paths) = self.after_select.as_ref().or(self.paths.as_ref())
+            && let Ok(root) = crate::input::json::from_line::<&RawValue>(line.bytes)
+        {
+            // (A line the walk cannot read — nested past serde's limit, or several values —
+            // goes to the engine, which says what jq would.)
+            let paths = Arc::clone(paths);
+            if self.walk(&paths, root, ctx)? {
+                return Ok(());
+            }
         }
         // Every value on the line, as jq reads it (an event and what may follow it).
-        match parse_values(line.bytes) {
+        // (As jq, the values before a broken part are inputs.)
+        match values(line.bytes) {
             Ok(values) => {
                 for value in values {
-                    self.input(value, ctx)?;
+                    match value {
+                        Ok(value) => self.input(value, ctx)?,
+                        Err(e) => return not_json(line, e, ctx),
+                    }
                 }
             }
             Err(e) => return not_json(line, e, ctx),
@@ -516,15 +535,13 @@ impl View for GetView {
 /// stops at 10,000.
 const MAX_DEPTH: usize = 100_000;
 
-/// Parses one line's values with the engine's reader, refusing one nested deeper than
+/// The values on one line, read by the engine's reader; refuses a line nested deeper than
 /// [`MAX_DEPTH`] (which would overflow the stack): only a line that long can be.
-fn parse_values(bytes: &[u8]) -> Result<Vec<Val>, String> {
+fn values(bytes: &[u8]) -> Result<impl Iterator<Item = Result<Val, String>> + '_, String> {
     if bytes.len() > MAX_DEPTH && depth(bytes) > MAX_DEPTH {
         return Err(format!("nested deeper than {MAX_DEPTH} levels"));
     }
-    jaq_json::read::parse_many(bytes)
-        .collect::<Result<_, _>>()
-        .map_err(|e| e.to_string())
+    Ok(jaq_json::read::parse_many(bytes).map(|r| r.map_err(|e| e.to_string())))
 }
 
 /// The deepest nesting of arrays and objects in `bytes`, brackets in strings aside.

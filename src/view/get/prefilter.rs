@@ -50,8 +50,9 @@ impl Cond {
     }
 }
 
-/// The test a program starts with, if it starts with one this module reads.
-pub(crate) fn of_program(code: &str) -> Option<Cond> {
+/// The test a program starts with, if it starts with one this module reads, and the
+/// program after it (`.` when nothing follows the `select`).
+pub(crate) fn of_program(code: &str) -> Option<(Cond, &str)> {
     let mut p = Parser { s: code, i: 0 };
     p.word("select")?;
     p.punct("(")?;
@@ -60,8 +61,10 @@ pub(crate) fn of_program(code: &str) -> Option<Cond> {
     p.ws();
     // The rest must be nothing or a pipe: `select(…) , x` or `select(…) as $x` mean more.
     let rest = &p.s[p.i..];
-    if rest.is_empty() || (rest.starts_with('|') && !rest.starts_with("|=")) {
-        Some(cond)
+    if rest.is_empty() {
+        Some((cond, "."))
+    } else if rest.starts_with('|') && !rest.starts_with("|=") {
+        Some((cond, &rest[1..]))
     } else {
         None
     }
@@ -250,7 +253,7 @@ mod tests {
     use super::*;
 
     fn test(code: &str, t: &str, st: Option<&str>) -> Option<bool> {
-        let cond = of_program(code)?;
+        let (cond, _) = of_program(code)?;
         Some(cond.passes(t, &mut || st.map(|s| std::borrow::Cow::Owned(s.to_owned()))))
     }
 
@@ -291,6 +294,12 @@ mod tests {
         ] {
             assert_eq!(of_program(p), None, "{p}");
         }
+    }
+
+    #[test]
+    fn the_rest_of_the_program_is_told() {
+        assert_eq!(of_program(r#"select(.type=="a")"#).map(|c| c.1), Some("."));
+        assert_eq!(of_program(r#"select(.type=="a") | .b | .c"#).map(|c| c.1), Some(" .b | .c"));
     }
 
     #[test]

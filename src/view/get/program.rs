@@ -26,6 +26,21 @@ type Data = JustLut<Val>;
 /// `$__cs_line` are always ours, for the definitions that must not see a user's `$run`.
 const PER_INPUT: [&str; 2] = ["$__cs_run", "$__cs_line"];
 
+/// Which of `get`'s own variables a program can read. Each costs a little on every input,
+/// so only those its text names are bound (the library's definitions name none of them).
+#[derive(Debug, Clone, Copy)]
+struct Reads {
+    /// `$ENV`, `env`.
+    env: bool,
+    /// `$ARGS`.
+    args: bool,
+    /// `input_filename`, `input_line_number`: `$__cs_run`, `$__cs_line`.
+    place: bool,
+    /// `$run`, `$line` (unless the user set them).
+    run: bool,
+    line: bool,
+}
+
 /// Variables of the command line, in the order given.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Bindings {
@@ -40,9 +55,8 @@ pub(crate) struct Program {
     filter: jaq_core::Filter<Data>,
     /// The values of the variables set once, in the compiler's order.
     fixed: Vec<Val>,
-    /// Whether `$run` and `$line` are bound by `get` (not the user's).
-    binds_run: bool,
-    binds_line: bool,
+    /// `get`'s own variables the program reads.
+    reads: Reads,
 }
 
 impl fmt::Debug for Program {
@@ -96,17 +110,29 @@ impl Program {
             names.push(format!("${name}"));
             fixed.push(value.clone());
         }
-        names.push("$ARGS".into());
-        fixed.push(args_value(bindings));
-        names.push("$ENV".into());
-        fixed.push(env_value());
         let user = |n: &str| bindings.named.iter().any(|(k, _)| k == n);
-        let (binds_run, binds_line) = (!user("run"), !user("line"));
-        names.extend(PER_INPUT.iter().map(|s| s.to_string()));
-        if binds_run {
+        let reads = Reads {
+            env: code.contains("env") || code.contains("ENV"),
+            args: code.contains("$ARGS"),
+            place: code.contains("input_filename") || code.contains("input_line_number"),
+            run: code.contains("$run") && !user("run"),
+            line: code.contains("$line") && !user("line"),
+        };
+        if reads.args {
+            names.push("$ARGS".into());
+            fixed.push(args_value(bindings));
+        }
+        if reads.env {
+            names.push("$ENV".into());
+            fixed.push(env_value());
+        }
+        if reads.place {
+            names.extend(PER_INPUT.iter().map(|s| s.to_string()));
+        }
+        if reads.run {
             names.push("$run".into());
         }
-        if binds_line {
+        if reads.line {
             names.push("$line".into());
         }
 
@@ -120,7 +146,7 @@ impl Program {
                 .chain(jaq_std::defs())
                 .chain(jaq_json::defs())
                 .chain(super::compat::defs())
-                .chain(run_defs()),
+                .chain(run_defs(reads)),
         );
         let modules = loader
             .load(&arena, File { code, path: () })
@@ -138,9 +164,13 @@ impl Program {
         Ok(Program {
             filter,
             fixed,
-            binds_run,
-            binds_line,
+            reads,
         })
+    }
+
+    /// Whether the program reads `$run` (or `input_filename`): else it need not be made.
+    pub(crate) fn reads_run(&self) -> bool {
+        self.reads.run || self.reads.place
     }
 
     /// Runs the program on one input; `run` is `$run`, `line` is `$line`.
@@ -150,23 +180,31 @@ impl Program {
         run: &Val,
         line: u64,
     ) -> impl Iterator<Item = Result<Val, Failure>> + 'p {
-        let line = Val::from(usize::try_from(line).unwrap_or(usize::MAX));
-        let mut vars = self.fixed.clone();
-        vars.push(run.clone());
-        vars.push(line.clone());
-        if self.binds_run {
-            vars.push(run.clone());
-        }
-        if self.binds_line {
-            vars.push(line);
-        }
+        let r = self.reads;
+        let line = || Val::from(usize::try_from(line).unwrap_or(usize::MAX));
+        let per_input = [
+            r.place.then(|| run.clone()),
+            r.place.then(line),
+            r.run.then(|| run.clone()),
+            r.line.then(line),
+        ];
+        let vars = self.fixed.iter().cloned().chain(per_input.into_iter().flatten());
         let ctx = Ctx::<Data>::new(&self.filter.lut, Vars::new(vars));
         self.filter.id.run((ctx, input)).map(|r| {
             r.map_err(|e| match e.get_err() {
-                Ok(err) => Failure::Error(err.to_string()),
+                Ok(err) => Failure::Error(error_text(err.into_val())),
                 Err(e) => Failure::Halt(e.get_halt().unwrap_or(5)),
             })
         })
+    }
+}
+
+/// An error's value as jq shows it: a string as it is (the message), anything else as
+/// JSON, said not to be a string.
+fn error_text(value: Val) -> String {
+    match value {
+        Val::TStr(s) | Val::BStr(s) => String::from_utf8_lossy(&s).into_owned(),
+        other => format!("{other} (not a string)"),
     }
 }
 
@@ -181,14 +219,21 @@ pub(crate) enum Failure {
 
 /// The builtins that read the input's place: from `get`'s own variables, so that a
 /// user's `$run` or `$line` does not change them.
-const RUN_DEFS: &str = "
+const PLACE_DEFS: &str = "
 def input_filename: $__cs_run.file;
 def input_line_number: $__cs_line;
 ";
 
-fn run_defs() -> impl Iterator<Item = load::parse::Def<&'static str>> {
-    // Our own text: it parses (a unit test runs it).
-    load::parse(RUN_DEFS, |p| p.defs()).unwrap_or_default().into_iter()
+/// jq's `env`, which jaq leaves to the variable.
+const ENV_DEFS: &str = "def env: $ENV;";
+
+fn run_defs(reads: Reads) -> impl Iterator<Item = load::parse::Def<&'static str>> {
+    let texts = [reads.place.then_some(PLACE_DEFS), reads.env.then_some(ENV_DEFS)];
+    // Our own texts: they parse (the unit tests run them).
+    texts
+        .into_iter()
+        .flatten()
+        .flat_map(|text| load::parse(text, |p| p.defs()).unwrap_or_default())
 }
 
 /// `$ARGS`: `{"positional": [...], "named": {...}}`, as jq gives it.
@@ -244,11 +289,16 @@ fn load_problems(
             }
             load::Error::Lex(errs) => {
                 for (expected, found) in errs {
-                    let what = match expected {
-                        load::lex::Expect::Delim(open) => format!("unclosed `{open}`"),
-                        other => format!("expected {}", other.as_str()),
-                    };
-                    out.push((span(code, found), found_text(what, found)));
+                    out.push(match expected {
+                        // Shown where it opens: where it should close is the end.
+                        load::lex::Expect::Delim(open) => {
+                            (span(code, open), format!("`{open}` is never closed"))
+                        }
+                        other => {
+                            let what = format!("expected {}", other.as_str());
+                            (span(code, found), found_text(what, found))
+                        }
+                    });
                 }
             }
             load::Error::Parse(errs) => {
@@ -264,6 +314,13 @@ fn load_problems(
 
 /// `what`, and what was found instead.
 fn found_text(what: String, found: &str) -> String {
+    if what == "expected nothing" {
+        // The engine's words for text after a whole program.
+        return match found.chars().next() {
+            None => "unexpected end of the program".into(),
+            Some(c) => format!("unexpected `{}`", c.escape_default()),
+        };
+    }
     match found.chars().next() {
         None => format!("{what}, found the end of the program"),
         Some(c) => format!("{what}, found `{}`", c.escape_default()),
@@ -320,7 +377,7 @@ mod tests {
         assert!(text.starts_with("invalid program at line 1, column 6: undefined function `nope/0`"), "{text}");
         assert!(text.ends_with("\n  .a | nope\n       ^"), "{text}");
         let e = Program::compile(".a |\n (.b", &Bindings::default()).unwrap_err();
-        assert!(e.to_string().contains("line 2, column 2: unclosed `(`"), "{e}");
+        assert!(e.to_string().contains("line 2, column 2: `(` is never closed"), "{e}");
     }
 
     #[test]
