@@ -13,6 +13,7 @@ mod conformance;
 mod duckdb;
 mod e2e_run;
 mod hostile;
+mod jq;
 mod library;
 mod logs;
 mod normalized;

@@ -148,6 +148,7 @@ pub(crate) struct GetView {
 
 impl GetView {
     pub(crate) fn new(opts: GetOptions) -> GetView {
+        program::install_stderr();
         // `CURSOR_STREAM_REFERENCE=1`: the engine alone, for the tests that compare.
         let engine_only = !crate::input::peek::fast_paths()
             || opts.slurp

@@ -199,6 +199,50 @@ impl Program {
     }
 }
 
+/// Where jaq's `stderr` (and so `halt_error`) and `debug` write: the engine sends them to
+/// the `log` crate, at the levels `error` and `debug`.
+struct Stderr;
+
+impl log::Log for Stderr {
+    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+        true
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        use std::io::{IsTerminal, Write};
+        let text = match record.level() {
+            // `stderr`: the value as it is, no newline (jq 1.7).
+            log::Level::Error => record.args().to_string(),
+            // `debug`: as jq writes it.
+            _ => format!("[\"DEBUG:\",{}]\n", record.args()),
+        };
+        let mut err = std::io::stderr().lock();
+        // Text from a model or a tool must not drive the terminal.
+        let text = if err.is_terminal() {
+            text.chars()
+                .map(|c| match c {
+                    '\n' | '\t' => c.to_string(),
+                    c if c.is_control() => c.escape_default().to_string(),
+                    c => c.to_string(),
+                })
+                .collect()
+        } else {
+            text
+        };
+        let _ = err.write_all(text.as_bytes());
+    }
+
+    fn flush(&self) {}
+}
+
+/// Sends the engine's `stderr` and `debug` to stderr (once; later calls change nothing).
+pub(crate) fn install_stderr() {
+    static STDERR: Stderr = Stderr;
+    if log::set_logger(&STDERR).is_ok() {
+        log::set_max_level(log::LevelFilter::Debug);
+    }
+}
+
 /// An error's value as jq shows it: a string as it is (the message), anything else as
 /// JSON, said not to be a string.
 fn error_text(value: Val) -> String {

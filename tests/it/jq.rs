@@ -1,0 +1,349 @@
+//! `get` speaks jq: jq's own test suite through it, the inputs a jq user expects (every
+//! JSON value on a line), jq's options and exit statuses, `$run` and `$line`, and the
+//! shortcuts (paths, the `select` read off the peek) giving the engine's bytes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::prerequisite;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
+
+/// What jq 1.6 passes in `../shared/jq-tests/run.py` (the jaq binary 3.1.2 passes 366).
+/// `get` reached 402 when this was written; the test asserts it does not fall back.
+const JQ_SUITE_GOAL: u64 = 401;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn get(args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .arg("get")
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env_remove("CURSOR_STREAM_REFERENCE")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn jqs_own_suite_passes_at_least_what_jq_1_6_passes() {
+    let runner = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/jq-tests/run.py");
+    if !runner.exists() {
+        return prerequisite::missing("../shared/jq-tests is not here");
+    }
+    let out = Command::new("python3")
+        .arg(&runner)
+        .args(["--bin", BIN, "--json", "--min", &JQ_SUITE_GOAL.to_string()])
+        .output();
+    let Ok(out) = out else {
+        return prerequisite::missing("python3 is not installed");
+    };
+    let stdout = text(&out.stdout);
+    let summary = stdout
+        .lines()
+        .rev()
+        .find(|l| l.starts_with('{'))
+        .unwrap_or_else(|| panic!("no summary from run.py: {stdout}{}", text(&out.stderr)));
+    let summary: serde_json::Value = serde_json::from_str(summary).unwrap();
+    let passed = summary["passed"].as_u64().unwrap();
+    assert!(
+        passed >= JQ_SUITE_GOAL,
+        "jq's suite through get: {passed}/{} (goal {JQ_SUITE_GOAL}); failures {}",
+        summary["total"],
+        summary["failures"]
+    );
+    // No crash: a program that builds a value 10,000 levels deep runs on the large stack.
+    assert!(summary["failures"].get("crash").is_none(), "{}", summary["failures"]);
+}
+
+#[test]
+fn every_json_value_on_a_line_is_an_input() {
+    let input = b"{\"a\":1}\n[1,2] \"x\"\n3\n\n{\"type\":\"t\",\"a\":[true]}\nnull\n";
+    let out = get(&["-c", "[$line, .]"], input);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "[1,{\"a\":1}]\n[2,[1,2]]\n[2,\"x\"]\n[3,3]\n[5,{\"type\":\"t\",\"a\":[true]}]\n[6,null]\n"
+    );
+    assert_eq!(text(&out.stderr), "");
+    // With an event filter, only the events that pass are inputs.
+    let out = get(&["--type", "t", ".a"], input);
+    assert_eq!(text(&out.stdout), "[true]\n");
+}
+
+#[test]
+fn a_line_that_is_not_json_is_reported_and_the_rest_goes_on() {
+    let out = get(&["-c", "."], b"{\"a\":1}\nnot json\n{\"b\":2}\n");
+    assert_eq!(text(&out.stdout), "{\"a\":1}\n{\"b\":2}\n");
+    assert!(text(&out.stderr).contains("<stdin>:2: not JSON"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn options_as_jq() {
+    let input = b"{\"b\":[1,\"x\\ty\"],\"a\":null}\n";
+    let cases: &[(&[&str], &str)] = &[
+        (&["."], "{\"b\":[1,\"x\\ty\"],\"a\":null}\n"),
+        (&["-c", "-S", "."], "{\"a\":null,\"b\":[1,\"x\\ty\"]}\n"),
+        (&["--indent", "1", ".b"], "[\n 1,\n \"x\\ty\"\n]\n"),
+        (&["--tab", "{a}"], "{\n\t\"a\": null\n}\n"),
+        (&["-r", ".b[1], .a"], "x\ty\nnull\n"),
+        (&["-j", ".b[]"], "1x\ty"),
+        (&["--arg", "k", "b", "--argjson", "n", "{\"m\":0}", ".[$k][0], $n.m"], "1\n0\n"),
+        (&["-n", "[1,2] | add"], "3\n"),
+        (&["-n", "--args", "$ARGS.positional", "p", "q"], "[\"p\",\"q\"]\n"),
+        (&["-n", "--jsonargs", "$ARGS.positional", "1", "{}"], "[1,{}]\n"),
+        (&["-n", "$ENV.CS_TEST_VAR, env.CS_TEST_VAR"], "\"v\"\n\"v\"\n"),
+    ];
+    for (args, want) in cases {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("get").args(*args).env("CS_TEST_VAR", "v");
+        let out = {
+            use std::io::Write;
+            let mut child = cmd
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            child.stdin.take().unwrap().write_all(input).unwrap();
+            child.wait_with_output().unwrap()
+        };
+        assert_eq!(text(&out.stdout), *want, "{args:?}: {}", text(&out.stderr));
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+    }
+}
+
+#[test]
+fn rawfile_and_slurpfile_read_their_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("raw.txt");
+    let values = dir.path().join("values.json");
+    std::fs::write(&raw, "line\n").unwrap();
+    std::fs::write(&values, "1 [2]\n{\"x\":3}").unwrap();
+    let out = get(
+        &[
+            "-n",
+            "--rawfile",
+            "r",
+            raw.to_str().unwrap(),
+            "--slurpfile",
+            "s",
+            values.to_str().unwrap(),
+            "[$r, $s]",
+        ],
+        b"",
+    );
+    assert_eq!(text(&out.stdout), "[\"line\\n\",[1,[2],{\"x\":3}]]\n");
+    let out = get(&["-n", "--rawfile", "r", "/nonexistent/file", "$r"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--rawfile r: /nonexistent/file"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn exit_statuses_as_jq() {
+    let input = b"{\"a\":1}\n{\"a\":\"s\"}\n{\"a\":2}\n";
+    // A runtime error names the input's line, the next input goes on, the status is 5.
+    let out = get(&[".a + 1"], input);
+    assert_eq!(out.status.code(), Some(5));
+    assert_eq!(text(&out.stdout), "2\n3\n");
+    assert!(text(&out.stderr).contains("<stdin>:2: jq error: cannot"), "{}", text(&out.stderr));
+    // -e: 1 when the last value is false or null, 4 when there was none.
+    assert_eq!(get(&["-e", ".a == 2"], input).status.code(), Some(0));
+    assert_eq!(get(&["-e", ".a == 1"], input).status.code(), Some(1));
+    assert_eq!(get(&["-e", "empty"], input).status.code(), Some(4));
+    // halt_error: its status, its message on stderr, what came before written.
+    let out = get(&["if .a == 2 then \"stop\\n\" | halt_error(3) else .a end"], input);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(text(&out.stdout), "1\n\"s\"\n");
+    assert!(text(&out.stderr).contains("stop"), "{}", text(&out.stderr));
+    // A program that does not compile: 2, where and why, nothing read.
+    let out = get(&["{a: .b | nope(1)}"], input);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stdout), "");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("invalid program at line 1, column 10: undefined function `nope/1`")
+            && err.contains("  {a: .b | nope(1)}\n           ^"),
+        "{err}"
+    );
+}
+
+#[test]
+fn run_and_line_say_where_each_value_came_from() {
+    let claude = fixture("agents/mixed/qwen-then-claude.ndjson");
+    let cursor = fixture("two-runs.ndjson");
+    let out = Command::new(BIN)
+        .args(["get", "-r", "select(.type == \"result\") | [$run.agent, $run.index, $line, ($run.file | split(\"/\") | last), $run.session_id[:4]] | @tsv"])
+        .arg(&claude)
+        .arg(&cursor)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rows = text(&out.stdout);
+    let rows: Vec<&str> = rows.lines().collect();
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    assert!(rows[0].starts_with("qwen\t0\t"), "{rows:?}");
+    assert!(rows[1].starts_with("claude\t1\t"), "{rows:?}");
+    assert!(rows[2].starts_with("cursor\t0\t") && rows[2].contains("two-runs.ndjson"), "{rows:?}");
+    assert!(rows[3].starts_with("cursor\t1\t"), "{rows:?}");
+    // A user's --arg run wins; input_filename still reads the file.
+    let out = Command::new(BIN)
+        .args(["get", "-r", "--arg", "run", "mine", "select(.type == \"result\") | $run, (input_filename | split(\"/\") | last)"])
+        .arg(&cursor)
+        .output()
+        .unwrap();
+    assert_eq!(text(&out.stdout), "mine\ntwo-runs.ndjson\nmine\ntwo-runs.ndjson\n");
+}
+
+#[test]
+fn slurp_gathers_each_run() {
+    let out = Command::new(BIN)
+        .args(["get", "-s", "-c", "[length, (map(.type) | unique)]"])
+        .arg(fixture("two-runs.ndjson"))
+        .output()
+        .unwrap();
+    let lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines.iter().all(|l| l.contains("\"result\"") && l.contains("\"system\"")), "{lines:?}");
+    // Outside any run, one array of everything.
+    let out = get(&["-s", "-c", "."], b"1\n[2]\n{\"a\":3}\n");
+    assert_eq!(text(&out.stdout), "[1,[2],{\"a\":3}]\n");
+}
+
+#[test]
+fn normalized_programs_read_one_schema_for_every_agent() {
+    let dir = fixture("agents");
+    let mut files = Vec::new();
+    for agent in ["cursor", "claude", "codex", "gemini", "qwen", "opencode"] {
+        let mut names: Vec<PathBuf> = std::fs::read_dir(dir.join(agent))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "ndjson" || e == "jsonl"))
+            .collect();
+        names.sort();
+        files.push(names.remove(0));
+    }
+    let out = Command::new(BIN)
+        .args(["get", "--normalized", "-r", "select(.event == \"run_start\") | [$run.agent, .agent] | @tsv"])
+        .args(&files)
+        .output()
+        .unwrap();
+    assert_eq!(
+        text(&out.stdout),
+        "cursor\tcursor\nclaude\tclaude\ncodex\tcodex\ngemini\tgemini\nqwen\tqwen\nopencode\topencode\n",
+        "{}",
+        text(&out.stderr)
+    );
+    let out = Command::new(BIN)
+        .args([
+            "get",
+            "--normalized",
+            "-s",
+            "-c",
+            "[.[0].event, .[-1].event, .[-1].outcome]",
+        ])
+        .arg(fixture("failed.ndjson"))
+        .output()
+        .unwrap();
+    assert_eq!(text(&out.stdout), "[\"run_start\",\"run_end\",\"failure\"]\n", "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_hostile_line_nested_too_deep_is_refused_not_a_crash() {
+    let mut line = Vec::new();
+    line.extend(std::iter::repeat_n(b'[', 200_000));
+    line.extend(std::iter::repeat_n(b']', 200_000));
+    line.push(b'\n');
+    line.extend_from_slice(b"{\"ok\":1}\n");
+    let out = get(&["-c", ".ok"], &line);
+    assert_eq!(text(&out.stdout), "1\n");
+    assert!(text(&out.stderr).contains("<stdin>:1: "), "{}", text(&out.stderr));
+    // An event line as deep: the engine's reader refuses it before it could overflow.
+    let mut line = b"{\"type\":\"t\",\"v\":".to_vec();
+    line.extend(std::iter::repeat_n(b'[', 200_000));
+    line.extend(std::iter::repeat_n(b']', 200_000));
+    line.extend_from_slice(b"}\n{\"type\":\"t\",\"ok\":1}\n");
+    let out = get(&["-c", ".ok"], &line);
+    assert_eq!(text(&out.stdout), "1\n");
+    assert!(text(&out.stderr).contains("nested deeper than 100000 levels"), "{}", text(&out.stderr));
+    // Deep but within the limit: read and written (jq stops at 10,000 levels).
+    let mut line = Vec::new();
+    line.extend(std::iter::repeat_n(b'[', 20_000));
+    line.extend(std::iter::repeat_n(b']', 20_000));
+    line.push(b'\n');
+    let out = get(&["-c", "[paths] | length"], &line);
+    assert_eq!(text(&out.stdout), "19999\n", "{}", text(&out.stderr));
+}
+
+/// The shortcuts must give the engine's bytes: each program is run as shipped and with
+/// `CURSOR_STREAM_REFERENCE=1` (the engine alone), over every fixture, and against jq.
+#[test]
+fn the_shortcuts_give_what_the_engine_and_jq_give() {
+    let mut files = Vec::new();
+    let fixtures = fixture("");
+    for entry in std::fs::read_dir(&fixtures).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().is_some_and(|e| e == "ndjson") {
+            files.push(p);
+        }
+    }
+    files.sort();
+    let programs = [
+        r#"select(.type=="tool_call") | .call_id"#,
+        r#"select(.type == "tool_call" and .subtype == "completed") | .tool_call"#,
+        r#"select(.type == "assistant" or (.type | IN("user", "result")))"#,
+        r#"select(.subtype != "delta") | .type, .session_id"#,
+        ".type, .message.content[0]?",
+        ".message.content[].text",
+    ];
+    let jq = Command::new("jq").arg("--version").output().is_ok();
+    for program in programs {
+        for file in &files {
+            let run = |reference: bool| {
+                let mut cmd = Command::new(BIN);
+                cmd.args(["get", "-c", program]).arg(file);
+                if reference {
+                    cmd.env("CURSOR_STREAM_REFERENCE", "1");
+                } else {
+                    cmd.env_remove("CURSOR_STREAM_REFERENCE");
+                }
+                cmd.output().unwrap()
+            };
+            let (fast, engine) = (run(false), run(true));
+            let what = format!("{program} over {}", file.display());
+            assert_eq!(fast.status.code(), engine.status.code(), "{what}");
+            let (fast_err, engine_err) = (text(&fast.stderr), text(&engine.stderr));
+            if engine_err.contains("not JSON") {
+                // A line jaq's reader refuses (a lone UTF-16 surrogate): the peek's test
+                // never reads a line it rejects, and the walk reads raw text. What the
+                // shortcuts report, the engine reports too.
+                assert!(fast_err.lines().all(|l| engine_err.contains(l)), "{what}: {fast_err}");
+                continue;
+            }
+            assert_eq!(text(&fast.stdout), text(&engine.stdout), "{what}");
+            assert_eq!(fast_err, engine_err, "{what}");
+            // jq reads files whose every line is JSON; it stops at the first that is not.
+            if jq && engine.stderr.is_empty() {
+                let want = Command::new("jq").args(["-c", program]).arg(file).output().unwrap();
+                if want.status.success() {
+                    assert_eq!(text(&fast.stdout), text(&want.stdout), "{what}, against jq");
+                }
+            }
+        }
+    }
+    if !jq {
+        prerequisite::missing("jq is not installed: the comparison with jq was skipped");
+    }
+}
