@@ -263,16 +263,25 @@ fn get_bindings(a: &GetArgs) -> Result<Bindings, String> {
         named.push((pair[0].clone(), v));
     }
     for pair in a.rawfile.chunks_exact(2) {
-        let bytes = std::fs::read(&pair[1]).map_err(|e| format!("--rawfile {}: {}: {e}", pair[0], pair[1]))?;
-        named.push((pair[0].clone(), Val::from(String::from_utf8_lossy(&bytes).into_owned())));
+        let bytes = std::fs::read(&pair[1])
+            .map_err(|e| format!("--rawfile {}: {}: {e}", pair[0], pair[1]))?;
+        named.push((
+            pair[0].clone(),
+            Val::from(String::from_utf8_lossy(&bytes).into_owned()),
+        ));
     }
     for pair in a.slurpfile.chunks_exact(2) {
-        let bytes = std::fs::read(&pair[1]).map_err(|e| format!("--slurpfile {}: {}: {e}", pair[0], pair[1]))?;
+        let bytes = std::fs::read(&pair[1])
+            .map_err(|e| format!("--slurpfile {}: {}: {e}", pair[0], pair[1]))?;
         let values: Result<Val, _> = jaq_json::read::parse_many(&bytes).collect();
-        let values = values.map_err(|e| format!("--slurpfile {}: {}: not JSON ({e})", pair[0], pair[1]))?;
+        let values =
+            values.map_err(|e| format!("--slurpfile {}: {}: not JSON ({e})", pair[0], pair[1]))?;
         named.push((pair[0].clone(), values));
     }
-    Ok(Bindings { named, positional: Vec::new() })
+    Ok(Bindings {
+        named,
+        positional: Vec::new(),
+    })
 }
 
 /// Exits as clap does on a bad argument: the message, the usage hint, status 2.
@@ -280,8 +289,11 @@ fn usage_error(message: impl std::fmt::Display) -> ! {
     use clap::CommandFactory;
     let mut cli = crate::cli::Cli::command();
     cli.build();
-    let get = cli.find_subcommand_mut("get").unwrap_or_else(|| unreachable!("`get` is a command"));
-    get.error(clap::error::ErrorKind::InvalidValue, message).exit()
+    let get = cli
+        .find_subcommand_mut("get")
+        .unwrap_or_else(|| unreachable!("`get` is a command"));
+    get.error(clap::error::ErrorKind::InvalidValue, message)
+        .exit()
 }
 
 /// `transcript` with its options, and its inputs.

@@ -14,7 +14,9 @@ const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 const JQ_SUITE_GOAL: u64 = 401;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 fn get(args: &[&str], stdin: &[u8]) -> Output {
@@ -65,7 +67,11 @@ fn jqs_own_suite_passes_at_least_what_jq_1_6_passes() {
         summary["failures"]
     );
     // No crash: a program that builds a value 10,000 levels deep runs on the large stack.
-    assert!(summary["failures"].get("crash").is_none(), "{}", summary["failures"]);
+    assert!(
+        summary["failures"].get("crash").is_none(),
+        "{}",
+        summary["failures"]
+    );
 }
 
 #[test]
@@ -87,7 +93,11 @@ fn every_json_value_on_a_line_is_an_input() {
 fn a_line_that_is_not_json_is_reported_and_the_rest_goes_on() {
     let out = get(&["-c", "."], b"{\"a\":1}\nnot json\n{\"b\":2}\n");
     assert_eq!(text(&out.stdout), "{\"a\":1}\n{\"b\":2}\n");
-    assert!(text(&out.stderr).contains("<stdin>:2: not JSON"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("<stdin>:2: not JSON"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -100,11 +110,31 @@ fn options_as_jq() {
         (&["--tab", "{a}"], "{\n\t\"a\": null\n}\n"),
         (&["-r", ".b[1], .a"], "x\ty\nnull\n"),
         (&["-j", ".b[]"], "1x\ty"),
-        (&["--arg", "k", "b", "--argjson", "n", "{\"m\":0}", ".[$k][0], $n.m"], "1\n0\n"),
+        (
+            &[
+                "--arg",
+                "k",
+                "b",
+                "--argjson",
+                "n",
+                "{\"m\":0}",
+                ".[$k][0], $n.m",
+            ],
+            "1\n0\n",
+        ),
         (&["-n", "[1,2] | add"], "3\n"),
-        (&["-n", "--args", "$ARGS.positional", "p", "q"], "[\"p\",\"q\"]\n"),
-        (&["-n", "--jsonargs", "$ARGS.positional", "1", "{}"], "[1,{}]\n"),
-        (&["-n", "$ENV.CS_TEST_VAR, env.CS_TEST_VAR"], "\"v\"\n\"v\"\n"),
+        (
+            &["-n", "--args", "$ARGS.positional", "p", "q"],
+            "[\"p\",\"q\"]\n",
+        ),
+        (
+            &["-n", "--jsonargs", "$ARGS.positional", "1", "{}"],
+            "[1,{}]\n",
+        ),
+        (
+            &["-n", "$ENV.CS_TEST_VAR, env.CS_TEST_VAR"],
+            "\"v\"\n\"v\"\n",
+        ),
     ];
     for (args, want) in cases {
         let mut cmd = Command::new(BIN);
@@ -148,7 +178,11 @@ fn rawfile_and_slurpfile_read_their_files() {
     assert_eq!(text(&out.stdout), "[\"line\\n\",[1,[2],{\"x\":3}]]\n");
     let out = get(&["-n", "--rawfile", "r", "/nonexistent/file", "$r"], b"");
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("--rawfile r: /nonexistent/file"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--rawfile r: /nonexistent/file"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -158,13 +192,20 @@ fn exit_statuses_as_jq() {
     let out = get(&[".a + 1"], input);
     assert_eq!(out.status.code(), Some(5));
     assert_eq!(text(&out.stdout), "2\n3\n");
-    assert!(text(&out.stderr).contains("<stdin>:2: jq error: cannot"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("<stdin>:2: jq error: cannot"),
+        "{}",
+        text(&out.stderr)
+    );
     // -e: 1 when the last value is false or null, 4 when there was none.
     assert_eq!(get(&["-e", ".a == 2"], input).status.code(), Some(0));
     assert_eq!(get(&["-e", ".a == 1"], input).status.code(), Some(1));
     assert_eq!(get(&["-e", "empty"], input).status.code(), Some(4));
     // halt_error: its status, its message on stderr, what came before written.
-    let out = get(&["if .a == 2 then \"stop\\n\" | halt_error(3) else .a end"], input);
+    let out = get(
+        &["if .a == 2 then \"stop\\n\" | halt_error(3) else .a end"],
+        input,
+    );
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(text(&out.stdout), "1\n\"s\"\n");
     assert!(text(&out.stderr).contains("stop"), "{}", text(&out.stderr));
@@ -196,15 +237,28 @@ fn run_and_line_say_where_each_value_came_from() {
     assert_eq!(rows.len(), 4, "{rows:?}");
     assert!(rows[0].starts_with("qwen\t0\t"), "{rows:?}");
     assert!(rows[1].starts_with("claude\t1\t"), "{rows:?}");
-    assert!(rows[2].starts_with("cursor\t0\t") && rows[2].contains("two-runs.ndjson"), "{rows:?}");
+    assert!(
+        rows[2].starts_with("cursor\t0\t") && rows[2].contains("two-runs.ndjson"),
+        "{rows:?}"
+    );
     assert!(rows[3].starts_with("cursor\t1\t"), "{rows:?}");
     // A user's --arg run wins; input_filename still reads the file.
     let out = Command::new(BIN)
-        .args(["get", "-r", "--arg", "run", "mine", "select(.type == \"result\") | $run, (input_filename | split(\"/\") | last)"])
+        .args([
+            "get",
+            "-r",
+            "--arg",
+            "run",
+            "mine",
+            "select(.type == \"result\") | $run, (input_filename | split(\"/\") | last)",
+        ])
         .arg(&cursor)
         .output()
         .unwrap();
-    assert_eq!(text(&out.stdout), "mine\ntwo-runs.ndjson\nmine\ntwo-runs.ndjson\n");
+    assert_eq!(
+        text(&out.stdout),
+        "mine\ntwo-runs.ndjson\nmine\ntwo-runs.ndjson\n"
+    );
 }
 
 #[test]
@@ -216,7 +270,12 @@ fn slurp_gathers_each_run() {
         .unwrap();
     let lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
     assert_eq!(lines.len(), 2, "{lines:?}");
-    assert!(lines.iter().all(|l| l.contains("\"result\"") && l.contains("\"system\"")), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains("\"result\"") && l.contains("\"system\"")),
+        "{lines:?}"
+    );
     // Outside any run, one array of everything.
     let out = get(&["-s", "-c", "."], b"1\n[2]\n{\"a\":3}\n");
     assert_eq!(text(&out.stdout), "[1,[2],{\"a\":3}]\n");
@@ -236,7 +295,12 @@ fn normalized_programs_read_one_schema_for_every_agent() {
         files.push(names.remove(0));
     }
     let out = Command::new(BIN)
-        .args(["get", "--normalized", "-r", "select(.event == \"run_start\") | [$run.agent, .agent] | @tsv"])
+        .args([
+            "get",
+            "--normalized",
+            "-r",
+            "select(.event == \"run_start\") | [$run.agent, .agent] | @tsv",
+        ])
         .args(&files)
         .output()
         .unwrap();
@@ -257,7 +321,12 @@ fn normalized_programs_read_one_schema_for_every_agent() {
         .arg(fixture("failed.ndjson"))
         .output()
         .unwrap();
-    assert_eq!(text(&out.stdout), "[\"run_start\",\"run_end\",\"failure\"]\n", "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "[\"run_start\",\"run_end\",\"failure\"]\n",
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -269,7 +338,11 @@ fn a_hostile_line_nested_too_deep_is_refused_not_a_crash() {
     line.extend_from_slice(b"{\"ok\":1}\n");
     let out = get(&["-c", ".ok"], &line);
     assert_eq!(text(&out.stdout), "1\n");
-    assert!(text(&out.stderr).contains("<stdin>:1: "), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("<stdin>:1: "),
+        "{}",
+        text(&out.stderr)
+    );
     // An event line as deep: the engine's reader refuses it before it could overflow.
     let mut line = b"{\"type\":\"t\",\"v\":".to_vec();
     line.extend(std::iter::repeat_n(b'[', 200_000));
@@ -277,7 +350,11 @@ fn a_hostile_line_nested_too_deep_is_refused_not_a_crash() {
     line.extend_from_slice(b"}\n{\"type\":\"t\",\"ok\":1}\n");
     let out = get(&["-c", ".ok | values"], &line);
     assert_eq!(text(&out.stdout), "1\n");
-    assert!(text(&out.stderr).contains("nested deeper than 100000 levels"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("nested deeper than 100000 levels"),
+        "{}",
+        text(&out.stderr)
+    );
     // Deep but within the limit: read and written (jq stops at 10,000 levels).
     let mut line = Vec::new();
     line.extend(std::iter::repeat_n(b'[', 20_000));
@@ -329,14 +406,21 @@ fn the_shortcuts_give_what_the_engine_and_jq_give() {
                 // A line jaq's reader refuses (a lone UTF-16 surrogate): the peek's test
                 // never reads a line it rejects, and the walk reads raw text. What the
                 // shortcuts report, the engine reports too.
-                assert!(fast_err.lines().all(|l| engine_err.contains(l)), "{what}: {fast_err}");
+                assert!(
+                    fast_err.lines().all(|l| engine_err.contains(l)),
+                    "{what}: {fast_err}"
+                );
                 continue;
             }
             assert_eq!(text(&fast.stdout), text(&engine.stdout), "{what}");
             assert_eq!(fast_err, engine_err, "{what}");
             // jq reads files whose every line is JSON; it stops at the first that is not.
             if jq && engine.stderr.is_empty() {
-                let want = Command::new("jq").args(["-c", program]).arg(file).output().unwrap();
+                let want = Command::new("jq")
+                    .args(["-c", program])
+                    .arg(file)
+                    .output()
+                    .unwrap();
                 if want.status.success() {
                     assert_eq!(text(&fast.stdout), text(&want.stdout), "{what}, against jq");
                 }

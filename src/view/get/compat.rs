@@ -18,8 +18,8 @@
 //! - `_compat_base32`, `_compat_base32d`: RFC 4648 base32 of a string's UTF-8 bytes and back.
 
 use jaq_core::load::{self, parse::Def};
-use jaq_core::native::{bome, run, v, Filter, Fun};
-use jaq_core::{data, Error, RunPtr};
+use jaq_core::native::{Filter, Fun, bome, run, v};
+use jaq_core::{Error, RunPtr, data};
 use jaq_json::{Map, Rc, Val};
 use jaq_std::ValT as _;
 
@@ -199,12 +199,18 @@ fn slice_bounds(k: &Map<Val, Val>, len: usize) -> Result<(usize, usize), Error<V
 /// jq's `jv_get` as far as `setpath` needs it (null where jq gives null).
 fn get(v: &Val, k: &Val) -> ValR {
     match (v, k) {
-        (Val::Null, Val::TStr(_) | Val::BStr(_) | Val::Num(_) | Val::Obj(_) | Val::Null) => Ok(Val::Null),
+        (Val::Null, Val::TStr(_) | Val::BStr(_) | Val::Num(_) | Val::Obj(_) | Val::Null) => {
+            Ok(Val::Null)
+        }
         (Val::Obj(o), Val::TStr(_) | Val::BStr(_)) => Ok(o.get(k).cloned().unwrap_or(Val::Null)),
         (Val::Arr(a), Val::Num(_)) => {
             let i = num_index(k).unwrap_or(0);
             let i = if i < 0 { i + a.len() as isize } else { i };
-            Ok(usize::try_from(i).ok().and_then(|i| a.get(i)).cloned().unwrap_or(Val::Null))
+            Ok(usize::try_from(i)
+                .ok()
+                .and_then(|i| a.get(i))
+                .cloned()
+                .unwrap_or(Val::Null))
         }
         (Val::Arr(a), Val::Obj(o)) => {
             let (s, e) = slice_bounds(o, a.len())?;
@@ -246,13 +252,19 @@ fn set(v: Val, k: &Val, x: Val) -> ValR {
         }
         (Val::Arr(mut a), Val::Obj(o)) => {
             let Val::Arr(xs) = x else {
-                return Err(err("A slice of an array can only be assigned another array"));
+                return Err(err(
+                    "A slice of an array can only be assigned another array",
+                ));
             };
             let (s, e) = slice_bounds(o, a.len())?;
             Rc::make_mut(&mut a).splice(s..e, xs.iter().cloned());
             Ok(Val::Arr(a))
         }
-        (v, k) => Err(err(format!("Cannot update field at {} index of {}", kind(k), kind(&v)))),
+        (v, k) => Err(err(format!(
+            "Cannot update field at {} index of {}",
+            kind(k),
+            kind(&v)
+        ))),
     }
 }
 
@@ -345,10 +357,19 @@ fn dels(v: Val, keys: &[Val]) -> ValR {
                         let (s, e) = slice_bounds(o, len)?;
                         del[s..e].iter_mut().for_each(|d| *d = true);
                     }
-                    _ => return Err(err(format!("Cannot delete field at {} index of array", kind(k)))),
+                    _ => {
+                        return Err(err(format!(
+                            "Cannot delete field at {} index of array",
+                            kind(k)
+                        )));
+                    }
                 }
             }
-            let kept = a.iter().zip(del).filter(|(_, d)| !d).map(|(x, _)| x.clone());
+            let kept = a
+                .iter()
+                .zip(del)
+                .filter(|(_, d)| !d)
+                .map(|(x, _)| x.clone());
             Ok(Val::Arr(Rc::new(kept.collect())))
         }
         Val::Obj(mut o) => {
@@ -357,7 +378,12 @@ fn dels(v: Val, keys: &[Val]) -> ValR {
                     Val::TStr(_) | Val::BStr(_) => {
                         Rc::make_mut(&mut o).shift_remove(k);
                     }
-                    _ => return Err(err(format!("Cannot delete field at {} index of object", kind(k)))),
+                    _ => {
+                        return Err(err(format!(
+                            "Cannot delete field at {} index of object",
+                            kind(k)
+                        )));
+                    }
                 }
             }
             Ok(Val::Obj(o))
@@ -376,7 +402,11 @@ fn base32_encode(b: &[u8]) -> Vec<u8> {
         let n = buf.iter().fold(0u64, |acc, &x| acc << 8 | u64::from(x));
         let chars = (chunk.len() * 8).div_ceil(5);
         for i in 0..8 {
-            out.push(if i < chars { B32[(n >> (35 - 5 * i) & 31) as usize] } else { b'=' });
+            out.push(if i < chars {
+                B32[(n >> (35 - 5 * i) & 31) as usize]
+            } else {
+                b'='
+            });
         }
     }
     out

@@ -512,7 +512,12 @@ impl View for GetView {
         Ok(())
     }
 
-    fn bad_line(&mut self, line: &RawLine<'_>, bad: &BadLine, ctx: &mut Ctx) -> anyhow::Result<bool> {
+    fn bad_line(
+        &mut self,
+        line: &RawLine<'_>,
+        bad: &BadLine,
+        ctx: &mut Ctx,
+    ) -> anyhow::Result<bool> {
         if matches!(bad, BadLine::NotJson(_)) && line.unterminated {
             return Ok(false);
         }

@@ -258,7 +258,11 @@ impl Path {
     /// Appends the values this path leads to from `root`, depth first as jq does. At the
     /// first error that `?` does not cover, stops: `out` then holds the values found
     /// before it, which jq prints too.
-    pub(crate) fn eval<'a>(&self, root: &'a RawValue, out: &mut Vec<Value<'a>>) -> Result<(), EvalError> {
+    pub(crate) fn eval<'a>(
+        &self,
+        root: &'a RawValue,
+        out: &mut Vec<Value<'a>>,
+    ) -> Result<(), EvalError> {
         walk_steps(&self.0, Value::Raw(root), out)
     }
 }

@@ -30,7 +30,11 @@ impl Cond {
     /// Whether an event whose `type` is `type_name` passes; `subtype` is asked only when
     /// the test needs it (`None`: absent, or not a string — `null` or a number, which equal
     /// no string literal).
-    pub(crate) fn passes<'s>(&self, type_name: &str, subtype: &mut impl FnMut() -> Option<std::borrow::Cow<'s, str>>) -> bool {
+    pub(crate) fn passes<'s>(
+        &self,
+        type_name: &str,
+        subtype: &mut impl FnMut() -> Option<std::borrow::Cow<'s, str>>,
+    ) -> bool {
         let mut value = |field: Field| match field {
             Field::Type => Some(std::borrow::Cow::Owned(type_name.to_owned())),
             Field::Subtype => subtype(),
@@ -299,7 +303,10 @@ mod tests {
     #[test]
     fn the_rest_of_the_program_is_told() {
         assert_eq!(of_program(r#"select(.type=="a")"#).map(|c| c.1), Some("."));
-        assert_eq!(of_program(r#"select(.type=="a") | .b | .c"#).map(|c| c.1), Some(" .b | .c"));
+        assert_eq!(
+            of_program(r#"select(.type=="a") | .b | .c"#).map(|c| c.1),
+            Some(" .b | .c")
+        );
     }
 
     #[test]

@@ -188,7 +188,11 @@ impl Program {
             r.run.then(|| run.clone()),
             r.line.then(line),
         ];
-        let vars = self.fixed.iter().cloned().chain(per_input.into_iter().flatten());
+        let vars = self
+            .fixed
+            .iter()
+            .cloned()
+            .chain(per_input.into_iter().flatten());
         let ctx = Ctx::<Data>::new(&self.filter.lut, Vars::new(vars));
         self.filter.id.run((ctx, input)).map(|r| {
             r.map_err(|e| match e.get_err() {
@@ -272,7 +276,10 @@ def input_line_number: $__cs_line;
 const ENV_DEFS: &str = "def env: $ENV;";
 
 fn run_defs(reads: Reads) -> impl Iterator<Item = load::parse::Def<&'static str>> {
-    let texts = [reads.place.then_some(PLACE_DEFS), reads.env.then_some(ENV_DEFS)];
+    let texts = [
+        reads.place.then_some(PLACE_DEFS),
+        reads.env.then_some(ENV_DEFS),
+    ];
     // Our own texts: they parse (the unit tests run them).
     texts
         .into_iter()
@@ -418,10 +425,17 @@ mod tests {
     fn a_compile_error_says_where_with_a_caret() {
         let e = Program::compile(".a | nope", &Bindings::default()).unwrap_err();
         let text = e.to_string();
-        assert!(text.starts_with("invalid program at line 1, column 6: undefined function `nope/0`"), "{text}");
+        assert!(
+            text.starts_with("invalid program at line 1, column 6: undefined function `nope/0`"),
+            "{text}"
+        );
         assert!(text.ends_with("\n  .a | nope\n       ^"), "{text}");
         let e = Program::compile(".a |\n (.b", &Bindings::default()).unwrap_err();
-        assert!(e.to_string().contains("line 2, column 2: `(` is never closed"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("line 2, column 2: `(` is never closed"),
+            "{e}"
+        );
     }
 
     #[test]
