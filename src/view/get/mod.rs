@@ -332,6 +332,7 @@ impl GetView {
             return Ok(false);
         }
         if let Some(paths) = &self.paths
+            && walkable(bytes)
             && let Ok(root) = crate::input::json::from_line::<&RawValue>(bytes)
         {
             let paths = Arc::clone(paths);
@@ -478,6 +479,7 @@ impl View for GetView {
             return Ok(());
         }
         if let Some(paths) = self.after_select.as_ref().or(self.paths.as_ref())
+            && walkable(line.bytes)
             && let Ok(root) = crate::input::json::from_line::<&RawValue>(line.bytes)
         {
             // (A line the walk cannot read — nested past serde's limit, or several values —
@@ -534,6 +536,16 @@ impl View for GetView {
         }
         self.run_slurped(ctx)
     }
+}
+
+/// Whether the raw-text walk reads `bytes` as the engine would. Not a line with a UTF-16
+/// surrogate escape (`\ud83d`): the engine's reader refuses a lone one, which the walk,
+/// decoding only what it prints, would pass; such a line goes to the engine (a valid pair
+/// too: rare, and only slower).
+fn walkable(bytes: &[u8]) -> bool {
+    // `\u` then `d` or `D`: one pass over the line, whatever else is escaped in it.
+    memchr::memmem::find_iter(bytes, b"\\u")
+        .all(|at| !matches!(bytes.get(at + 2), Some(b'd' | b'D')))
 }
 
 /// How deep an input value may nest: the engine recurses once per level (to read, compare,
