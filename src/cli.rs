@@ -191,7 +191,7 @@ Examples:
   cursor-stream get 'select(.type==\"tool_call\") | .call_id' run.ndjson
   cursor-stream get -r '.message.content[]?.text // empty' --type assistant run.ndjson
   cursor-stream get -r '[$run.agent, $run.file, .type] | @tsv' logs/*
-  cursor-stream get --normalized 'select(.event==\"tool_end\" and .status!=\"success\") | [$run.agent, .tool] | @tsv' logs/*
+  cursor-stream get -r --normalized 'select(.event==\"tool_end\" and .status!=\"success\") | [$run.agent, .tool] | @tsv' logs/*
   cursor-stream get -s 'map(select(.type==\"tool_call\")) | length' run.ndjson    tool events per run
   cursor-stream get -e '.is_error' --type result run.ndjson    exit 1 when the last value is false/null
   cursor-stream get --arg id 3f2a 'select(.session_id | startswith($id))' logs/*

@@ -136,8 +136,8 @@ pub(crate) struct GetView {
     values: u64,
     last_falsy: bool,
     errors: u64,
-    /// `$run`, and what it was made for: (input, run index, in a run).
-    run_value: Option<((u64, u64, bool), Val)>,
+    /// `$run`, and what it was made for: (input, run index, in a run, session id known).
+    run_value: Option<((u64, u64, bool, bool), Val)>,
     /// Runs started in the current input, and that input's number.
     runs_in_input: (u64, u64),
     /// `-s`: the inputs of the current run.
@@ -235,7 +235,13 @@ impl GetView {
     /// `$run` for the current line (made again only when the run changes).
     fn run_value(&mut self, ctx: &Ctx) -> Val {
         let in_run = ctx.line_in_run();
-        let key = (ctx.diag.inputs(), self.runs_in_input.1, in_run);
+        // A run cut at its front learns its session id from a later event.
+        let key = (
+            ctx.diag.inputs(),
+            self.runs_in_input.1,
+            in_run,
+            ctx.run.session_id.is_some(),
+        );
         if let Some((k, v)) = &self.run_value
             && *k == key
         {
