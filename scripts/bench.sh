@@ -2,15 +2,20 @@
 # Benchmarks cursor-stream against jq (and jaq when installed) on generated logs — Cursor
 # runs, a stream of deltas (with results, and never flushed), Claude Code runs with partial
 # messages, Codex and Gemini CLI runs — with `wc -l` as the floor, and prints a table of
-# MB/s and ratios; then a file against a pipe, many files at once against one after
+# MB/s and ratios; `get` running the same jq programs as jq and jaq, the three outputs checked
+# byte for byte, with their peak memory; then a file against a pipe, many files at once against one after
 # another, one big file read in parts against one reader, peak memory per view and
 # agent, and the latency of a delta through `text`.
 #
 #   scripts/bench.sh                 # 1 GiB logs, in /tmp/cursor-stream-bench
 #   SIZE=100M RUNS=3 scripts/bench.sh
 #   BASELINE=/path/to/older/cursor-stream scripts/bench.sh   # and an older build, same run
+#   GET_ONLY=1 scripts/bench.sh      # only the get rows against jq and jaq, and `wc -l`
 #
-# Needs hyperfine, jq and python3 (hyperfine and jq are installed with apt-get if missing).
+# Needs hyperfine, jq and python3 (hyperfine and jq are installed with apt-get if missing),
+# and jaq (`cargo install --locked jaq` if missing; without it the jaq columns stay blank).
+# JQ_RUNS (1) runs of jq, and of jaq on the views' rows; the get rows run jaq RUNS times.
+# Exit status 1 when a get row's output differs from jq's or jaq's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +23,7 @@ SIZE=${SIZE:-1G}
 DIR=${BENCH_DIR:-/tmp/cursor-stream-bench}
 RUNS=${RUNS:-5}
 JQ_RUNS=${JQ_RUNS:-1}
+GET_ONLY=${GET_ONLY:-}
 mkdir -p "$DIR"
 
 for tool in hyperfine jq; do
@@ -52,11 +58,25 @@ if [ ! -s "${PARTS[0]}" ]; then
 fi
 cat "$LOG" "$DELTAS" "$CLAUDE" "$CODEX" "$GEMINI" "$NOFLUSH" >/dev/null # into the page cache
 
-JAQ=$(command -v jaq || true)
+JAQ=${JAQ:-$(command -v jaq || true)}
+CARGO_BIN=${CARGO_HOME:-$HOME/.cargo}/bin
+[ -n "$JAQ" ] || [ ! -x "$CARGO_BIN/jaq" ] || JAQ=$CARGO_BIN/jaq
+if [ -z "$JAQ" ]; then
+  echo "bench: no jaq; installing it: cargo install --locked jaq" >&2
+  if cargo install --locked --quiet jaq >&2 && [ -x "$CARGO_BIN/jaq" ]; then
+    JAQ=$CARGO_BIN/jaq
+  else
+    echo "bench: jaq could not be installed (no network?): the jaq columns stay blank, the rest runs" >&2
+  fi
+fi
 RESULTS=$DIR/results
 rm -rf "$RESULTS" && mkdir -p "$RESULTS"
 
 # job name | file | cursor-stream arguments | jq program (with its flags)
+# With `get` for the arguments, cursor-stream runs `get` with the jq program and its flags, and
+# the outputs of get, jq and jaq must be the same bytes. get's shortcuts: a program of paths
+# walks the raw text; `select(.type…)` is decided by a peek at the type; the rest runs on the
+# engine (each line parsed, then jaq's interpreter), which can take no shortcut.
 JOBS=(
   "text|$LOG|text|-rj 'select(.type==\"assistant\") | .message.content[]?.text // empty'"
   "result|$LOG|result|-r 'select(.type==\"result\") | .result'"
@@ -72,28 +92,68 @@ JOBS=(
   "tools --json, Codex|$CODEX|tools --json|-c 'select(.type==\"item.completed\" and (.item.type==\"command_execution\" or .item.type==\"file_change\")) | {call_id: .item.id, tool: .item.type, status: .item.status, result: .item}'"
   "text, Gemini|$GEMINI|text|-rj 'select(.type==\"message\" and .role==\"assistant\") | .content'"
   "tools --json, Gemini|$GEMINI|tools --json|-c 'select(.type==\"tool_result\") | {call_id: .tool_id, status: .status, result: .output}'"
+  "peek, then paths|$LOG|get|-c 'select(.type==\"tool_call\") | .call_id'"
+  "paths|$LOG|get|-c -r '.type'"
+  "engine|$LOG|get|-c '.message.content[]?.text // empty'"
+  "engine|$LOG|get|-c '{t: .type, s: .subtype} | select(.s != null)'"
+  "engine|$LOG|get|-c -r '[.type, .subtype // \"-\"] | @tsv'"
+  "engine|$LOG|get|-c 'select(.type | test(\"tool\")) | .tool_call | keys'"
 )
+
+# The md5 and the size of stdin.
+DIGEST='import hashlib, sys
+h, n = hashlib.md5(), 0
+for b in iter(lambda: sys.stdin.buffer.read(1 << 20), b""):
+    h.update(b)
+    n += len(b)
+print(h.hexdigest(), n)'
 
 i=0
 for job in "${JOBS[@]}"; do
   IFS='|' read -r name file args program <<<"$job"
   i=$((i + 1))
-  echo "== $name" >&2
+  same=
+  if [ "$args" = get ]; then
+    args="get $program" same=1
+  fi
+  [ -z "$GET_ONLY" ] || [ -n "$same" ] || continue
+  echo "== $name: $args" >&2
   hyperfine -N -i --warmup 1 --runs "$RUNS" --output=null \
     --export-json "$RESULTS/$i-ours.json" "$BIN $args $file" >/dev/null
-  if [ -n "$BASELINE" ]; then
+  if [ -n "$BASELINE" ] && [ -z "$same" ]; then
     hyperfine -N -i --warmup 1 --runs "$RUNS" --output=null \
       --export-json "$RESULTS/$i-base.json" "$BASELINE $args $file" >/dev/null
   fi
   hyperfine -i --runs "$JQ_RUNS" --output=null \
     --export-json "$RESULTS/$i-jq.json" "jq $program $file" >/dev/null
   if [ -n "$JAQ" ]; then
-    hyperfine -i --runs "$JQ_RUNS" --output=null \
-      --export-json "$RESULTS/$i-jaq.json" "jaq $program $file" >/dev/null
+    if [ -n "$same" ]; then
+      hyperfine -i --warmup 1 --runs "$RUNS" --output=null \
+        --export-json "$RESULTS/$i-jaq.json" "$JAQ $program $file" >/dev/null
+    else
+      hyperfine -i --runs "$JQ_RUNS" --output=null \
+        --export-json "$RESULTS/$i-jaq.json" "$JAQ $program $file" >/dev/null
+    fi
   fi
-  printf '%s\n%s\n' "$name" "$file" >"$RESULTS/$i-job"
+  if [ -n "$same" ]; then
+    # Once more each, outside the timing: the output's digest, its size and the peak memory.
+    for tool in ours jq jaq; do
+      case $tool in
+        ours) cmd="$BIN $args $file" ;;
+        jq) cmd="jq $program $file" ;;
+        jaq) [ -n "$JAQ" ] || continue; cmd="$JAQ $program $file" ;;
+      esac
+      eval "set -- $cmd"
+      { /usr/bin/time -f "%M" -o "$RESULTS/$i-$tool.mem" "$@" 2>/dev/null || true; } |
+        python3 -c "$DIGEST" >"$RESULTS/$i-$tool.out"
+    done
+  fi
+  printf '%s\n%s\n%s\n' "$name" "$file" "$args" >"$RESULTS/$i-job"
 done
+jq --version >"$RESULTS/versions"
+[ -z "$JAQ" ] || "$JAQ" --version >>"$RESULTS/versions"
 
+if [ -z "$GET_ONLY" ]; then
 echo "== text, through a pipe" >&2
 hyperfine -i --warmup 1 --runs "$RUNS" --output=null \
   --export-json "$RESULTS/pipe.json" "cat $LOG | $BIN text" >/dev/null
@@ -132,9 +192,11 @@ for what in "stats --json|$LOG" "stats|$LOG" "tools|$LOG" "tools --json|$LOG" "t
     "$BIN $args $file.half-00 >/dev/null & $BIN $args $file.half-01 >/dev/null; wait" >/dev/null
   echo "$args|$(basename "$file")" >"$RESULTS/halves-$m-job"
 done
+fi
 echo "== wc -l" >&2
 hyperfine -N --warmup 1 --runs "$RUNS" --output=null \
   --export-json "$RESULTS/wc.json" "wc -l $LOG" >/dev/null
+if [ -z "$GET_ONLY" ]; then
 
 echo "== transcript" >&2
 for args in "transcript" "transcript --html"; do
@@ -177,6 +239,7 @@ p.stdin.close(); p.wait()
 times.sort()
 print("%.2f %.2f %.2f" % (times[len(times) // 2], times[int(len(times) * 0.99)], times[-1]))
 PY
+fi
 
 python3 - "$RESULTS" "$SIZE" <<'PY'
 import glob, json, os, sys
@@ -187,35 +250,87 @@ def mean(path):
 def mbs(nbytes, secs):
     return nbytes / secs / 1e6
 wc = mean(os.path.join(results, "wc.json"))
+def ratio(x):
+    return f"{x:.0f}×" if x >= 10 else f"{x:.2f}×"
+def cell(path, n, ours):
+    """Time and MB/s of one tool's row, and its ratio to cursor-stream's; blank when not run."""
+    if not os.path.exists(path):
+        return " | |"
+    t = mean(path)
+    return f" {t:.2f} s, {mbs(n, t):,.0f} MB/s | {ratio(t / ours)} |"
+versions = open(os.path.join(results, "versions")).read().splitlines()
 have_jaq = bool(glob.glob(os.path.join(results, "*-jaq.json")))
 have_base = bool(glob.glob(os.path.join(results, "*-base.json")))
+views, gets = [], []
+for job in sorted(glob.glob(os.path.join(results, "*-job")), key=lambda p: p.split("/")[-1]):
+    if not os.path.basename(job)[0].isdigit():
+        continue
+    i = int(os.path.basename(job).split("-")[0])
+    name, file, args = open(job).read().split("\n")[:3]
+    (gets if args.startswith("get ") else views).append((i, name, file, args))
+views.sort()
+gets.sort()
 head = "| job | cursor-stream | jq | × jq |" + (" jaq | × jaq |" if have_jaq else "") + " vs `wc -l` |" + (" baseline build |" if have_base else "")
 print(head)
 print("|" + "---|" * (head.count("|") - 1))
-i = 1
-while os.path.exists(os.path.join(results, f"{i}-job")):
-    name, file = open(os.path.join(results, f"{i}-job")).read().split("\n")[:2]
+for i, name, file, args in views:
     n = os.path.getsize(file)
     ours = mean(os.path.join(results, f"{i}-ours.json"))
-    jq = mean(os.path.join(results, f"{i}-jq.json"))
-    row = f"| `{name}` | {ours:.2f} s, {mbs(n, ours):,.0f} MB/s | {jq:.1f} s, {mbs(n, jq):,.0f} MB/s | {jq / ours:.0f}× |"
+    row = f"| `{name}` | {ours:.2f} s, {mbs(n, ours):,.0f} MB/s |" + cell(os.path.join(results, f"{i}-jq.json"), n, ours)
     if have_jaq:
-        jaq = mean(os.path.join(results, f"{i}-jaq.json"))
-        row += f" {jaq:.1f} s | {jaq / ours:.0f}× |"
+        row += cell(os.path.join(results, f"{i}-jaq.json"), n, ours)
     row += f" {wc / ours:.2f} |"
     base = os.path.join(results, f"{i}-base.json")
     if have_base:
         # An older build may not read every agent: no figure then.
         row += f" {mean(base):.2f} s |" if os.path.exists(base) else " — |"
     print(row)
-    i += 1
 log = glob.glob(os.path.join(results, "..", f"log-{size}.ndjson"))[0]
 n = os.path.getsize(log)
-pipe = mean(os.path.join(results, "pipe.json"))
-pipe_wc = mean(os.path.join(results, "pipe-wc.json"))
 tail = " |" if have_base else ""
-print(f"| `cat log \\| text` (pipe) | {pipe:.2f} s, {mbs(n, pipe):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + f"{wc / pipe:.2f}; {pipe_wc / pipe:.2f} of `cat log \\| wc -l` |" + tail)
+if os.path.exists(os.path.join(results, "pipe.json")):
+    pipe = mean(os.path.join(results, "pipe.json"))
+    pipe_wc = mean(os.path.join(results, "pipe-wc.json"))
+    print(f"| `cat log \\| text` (pipe) | {pipe:.2f} s, {mbs(n, pipe):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + f"{wc / pipe:.2f}; {pipe_wc / pipe:.2f} of `cat log \\| wc -l` |" + tail)
 print(f"| `wc -l` (floor) | {wc:.2f} s, {mbs(n, wc):,.0f} MB/s | | | " + ("| | " if have_jaq else "") + "1.00 |" + tail)
+differ = []
+if gets:
+    print()
+    print(f"The same program and flags (`-c` to all three) through `get`, {versions[0]} and " +
+          (versions[1] if len(versions) > 1 else "no jaq") +
+          "; each one's output, from one more run, compared by md5 with get's; peak memory from that run.")
+    print()
+    print("| `get` on " + os.path.basename(gets[0][2]) + " | how | get | jq | × jq | jaq | × jaq | output | peak memory get / jaq / jq |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for i, name, file, args in gets:
+        n = os.path.getsize(file)
+        ours = mean(os.path.join(results, f"{i}-ours.json"))
+        row = f"| `{args[4:].replace('|', chr(92) + '|')}` | {name} | {ours:.2f} s, {mbs(n, ours):,.0f} MB/s |"
+        row += cell(os.path.join(results, f"{i}-jq.json"), n, ours)
+        row += cell(os.path.join(results, f"{i}-jaq.json"), n, ours)
+        outs = {}
+        for tool in ("ours", "jq", "jaq"):
+            path = os.path.join(results, f"{i}-{tool}.out")
+            if os.path.exists(path):
+                outs[tool] = open(path).read().split()
+        md5, size = outs["ours"]
+        others = [t for t in ("jq", "jaq") if t in outs and outs[t] != outs["ours"]]
+        if others:
+            differ.append(args)
+            row += " **DIFFERS** from " + ", ".join(
+                f"{t} ({int(outs[t][1]) / 1e6:.1f} MB, md5 {outs[t][0][:8]})" for t in others) + f": get {int(size) / 1e6:.1f} MB, md5 {md5[:8]} |"
+        else:
+            row += f" same bytes, {int(size) / 1e6:.1f} MB (md5 {md5[:8]}) |"
+        mem = []
+        for tool in ("ours", "jaq", "jq"):
+            path = os.path.join(results, f"{i}-{tool}.mem")
+            kb = open(path).read().split()[-1] if os.path.exists(path) else ""
+            mem.append(f"{int(kb) / 1024:,.1f} MiB" if kb.isdigit() else "—")
+        print(row + " " + " / ".join(mem) + " |")
+if not os.path.exists(os.path.join(results, "latency")):  # GET_ONLY
+    if differ:
+        sys.stderr.write("bench: OUTPUT MISMATCH: get, jq and jaq wrote different bytes for: " + "; ".join(differ) + "\n")
+    sys.exit(1 if differ else 0)
 print()
 print("| many files (the log in 8 parts) | all 8 named at once | one process per part, one after another, one worker each | speed-up |")
 print("|---|---|---|---|")
@@ -247,4 +362,7 @@ print("Peak memory (max RSS): " + ", ".join(
     f"`{a}` {int(kb) / 1024:.1f} MiB" for a, kb in (l.strip().split("|") for l in open(os.path.join(results, "memory")))))
 med, p99, worst = open(os.path.join(results, "latency")).read().split()
 print(f"Delta latency through `text` (200 deltas, 2 ms apart): median {med} ms, p99 {p99} ms, max {worst} ms.")
+if differ:
+    sys.stderr.write("bench: OUTPUT MISMATCH: get, jq and jaq wrote different bytes for: " + "; ".join(differ) + "\n")
+    sys.exit(1)
 PY
