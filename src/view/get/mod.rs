@@ -382,12 +382,16 @@ impl GetView {
     /// A normalized event, written by `write` into a buffer and read back as a value.
     fn normalized_input(
         &mut self,
-        write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<bool>,
         ctx: &mut Ctx,
+        write: impl FnOnce(
+            &mut crate::view::normalized::Normalizer,
+            &crate::agent::event::RunInfo,
+            &mut Vec<u8>,
+        ) -> serde_json::Result<bool>,
     ) -> anyhow::Result<()> {
         let mut bytes = std::mem::take(&mut self.buf);
         bytes.clear();
-        let wrote = write(&mut bytes)?;
+        let wrote = write(&mut self.normalizer, &ctx.run, &mut bytes)?;
         let value = wrote.then(|| jaq_json::read::parse_single(&bytes));
         self.buf = bytes;
         match value {
@@ -440,22 +444,14 @@ impl View for GetView {
         }
         self.runs_in_input.1 += 1;
         if self.opts.normalized {
-            let mut normalizer = std::mem::take(&mut self.normalizer);
-            let run = ctx.run.clone();
-            let done = self.normalized_input(|b| normalizer.run_start(&run, b), ctx);
-            self.normalizer = normalizer;
-            done?;
+            self.normalized_input(ctx, |n, run, b| n.run_start(run, b))?;
         }
         Ok(())
     }
 
     fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         if self.opts.normalized {
-            let mut normalizer = std::mem::take(&mut self.normalizer);
-            let run = ctx.run.clone();
-            let done = self.normalized_input(|b| normalizer.event(&run, ev, b), ctx);
-            self.normalizer = normalizer;
-            return done;
+            return self.normalized_input(ctx, |n, run, b| n.event(run, ev, b));
         }
         self.facts.event(ev, ctx);
         Ok(())
@@ -463,11 +459,7 @@ impl View for GetView {
 
     fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         if self.opts.normalized {
-            let mut normalizer = std::mem::take(&mut self.normalizer);
-            let run = ctx.run.clone();
-            let done = self.normalized_input(|b| normalizer.run_end(&run, end, b), ctx);
-            self.normalizer = normalizer;
-            done?;
+            self.normalized_input(ctx, |n, run, b| n.run_end(run, end, b))?;
             if self.opts.slurp {
                 self.run_slurped(ctx)?;
             }
