@@ -1,8 +1,10 @@
 //! A program that starts by selecting events on their `type` and `subtype` —
 //! `select(.type == "tool_call") | …` — has that test read off the peek: a line it rejects
-//! is never parsed. The program still runs whole on the lines that pass, so the test
-//! decides nothing the engine would not: on an event line (a JSON object whose `type` is a
-//! string, as the peek read it) `.type == "s"` is what the peek says.
+//! is never parsed. On the lines that pass, the whole program runs on the engine (or, when
+//! what follows the `select` is only paths, those walk the raw text), so the test decides
+//! nothing the engine would not: on an event line (a JSON object whose `type` is a string,
+//! as the peek read it) `.type == "s"` is what the peek says. A line it rejects is not
+//! checked either: a broken one is not reported, as the engine would.
 //!
 //! Recognised (anything else runs on the engine alone): `select(COND)` alone or followed by
 //! `|`, where COND is made of `.type` or `.subtype` compared with `==` or `!=` to a string
