@@ -20,10 +20,16 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn get(args: &[&str], stdin: &[u8]) -> Output {
+    get_with_env(args, stdin, &[])
+}
+
+/// `get ARGS` with `stdin` piped in and the variables of `env` set.
+fn get_with_env(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
     use std::io::Write;
     let mut child = Command::new(BIN)
         .arg("get")
         .args(args)
+        .envs(env.iter().copied())
         .env_remove("NO_COLOR")
         .env_remove("CURSOR_STREAM_REFERENCE")
         .stdin(std::process::Stdio::piped())
@@ -137,19 +143,7 @@ fn options_as_jq() {
         ),
     ];
     for (args, want) in cases {
-        let mut cmd = Command::new(BIN);
-        cmd.arg("get").args(*args).env("CS_TEST_VAR", "v");
-        let out = {
-            use std::io::Write;
-            let mut child = cmd
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            child.stdin.take().unwrap().write_all(input).unwrap();
-            child.wait_with_output().unwrap()
-        };
+        let out = get_with_env(args, input, &[("CS_TEST_VAR", "v")]);
         assert_eq!(text(&out.stdout), *want, "{args:?}: {}", text(&out.stderr));
         assert_eq!(out.status.code(), Some(0), "{args:?}");
     }

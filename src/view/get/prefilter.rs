@@ -37,21 +37,16 @@ impl Cond {
         type_name: &str,
         subtype: &mut impl FnMut() -> Option<std::borrow::Cow<'s, str>>,
     ) -> bool {
-        let mut value = |field: Field| match field {
-            Field::Type => Some(std::borrow::Cow::Owned(type_name.to_owned())),
-            Field::Subtype => subtype(),
-        };
-        self.eval(&mut value)
-    }
-
-    fn eval<'s>(&self, value: &mut impl FnMut(Field) -> Option<std::borrow::Cow<'s, str>>) -> bool {
+        // The type is compared where it lies: this runs on every line.
         match self {
-            Cond::In(field, strings) => {
-                value(*field).is_some_and(|v| strings.iter().any(|s| *s == *v))
+            Cond::In(Field::Type, strings) => strings.iter().any(|s| s == type_name),
+            Cond::Not(Field::Type, s) => s != type_name,
+            Cond::In(Field::Subtype, strings) => {
+                subtype().is_some_and(|v| strings.iter().any(|s| *s == *v))
             }
-            Cond::Not(field, s) => value(*field).is_none_or(|v| *s != *v),
-            Cond::And(a, b) => a.eval(value) && b.eval(value),
-            Cond::Or(a, b) => a.eval(value) || b.eval(value),
+            Cond::Not(Field::Subtype, s) => subtype().is_none_or(|v| *s != *v),
+            Cond::And(a, b) => a.passes(type_name, subtype) && b.passes(type_name, subtype),
+            Cond::Or(a, b) => a.passes(type_name, subtype) || b.passes(type_name, subtype),
         }
     }
 }
