@@ -157,7 +157,12 @@ fn read_inputs(config: &Config) -> anyhow::Result<ExitStatus> {
              a file; Ctrl-D ends)"
         );
     }
-    let inputs = config.inputs.iter().map(|i| (i.name(), input::open(i)));
+    let inputs = config.inputs.iter().map(|i| {
+        (
+            i.name(),
+            crate::stores::open::open(i).map(|o| o.into_read()),
+        )
+    });
     with_view(
         &config.view,
         Drive {
@@ -199,6 +204,7 @@ pub(crate) fn with_view<W: WithView>(choice: &ViewChoice, w: W) -> W::Out {
         ViewChoice::Stats(opts) => w.call(stats::StatsView::new(opts.clone())),
         ViewChoice::Check(opts) => w.call(check::CheckView::new(opts.clone())),
         ViewChoice::Transcript(opts) => w.call(transcript::TranscriptView::new(opts.clone())),
+        ViewChoice::Sessions(opts) => w.call(sessions::SessionsView::new(opts.clone())),
     }
 }
 

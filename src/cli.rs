@@ -209,6 +209,20 @@ Examples:
   cursor-stream stats --json logs/*.ndjson | jq -s 'map(.usage.output_tokens) | add'")]
     Stats(StatsArgs),
 
+    /// The sessions in the agents' own session logs (by default every agent's), newest
+    /// first: agent, id, started, last activity, prompts, how the last run ended,
+    /// directory, title or first prompt, file.
+    #[command(after_help = "\
+Examples:
+  cursor-stream sessions                           every agent's sessions
+  cursor-stream sessions --from claude --since 2d --project .
+  cursor-stream transcript --html 3e43 > s.html   a session by the start of its id
+  cursor-stream sessions --json | jq -r 'select(.status!=\"success\") | .file'
+
+A session log is read as streams are: each prompt is a run, so every view works on it
+(cursor-stream tools --from codex --since 1d).")]
+    Sessions(SessionsArgs),
+
     /// What a run did, to look at: GitHub Markdown (a CI step summary, a PR comment) or,
     /// with --html, one self-contained page with a timeline of the tool calls.
     #[command(after_help = "\
@@ -451,6 +465,16 @@ pub(crate) struct StatsArgs {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct SessionsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// One JSON object per session instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
 pub(crate) struct TranscriptArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -474,11 +498,66 @@ pub(crate) struct CheckArgs {
     pub json: bool,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default)]
 pub(crate) struct InputArgs {
-    /// Stream files to read, in order; `-` or nothing reads stdin.
+    /// Files to read, in order: agents' streams, their session logs (`.jsonl`,
+    /// `.jsonl.zst`, OpenCode's `.db`), or a session's id (or its unique start); `-` or
+    /// nothing reads stdin.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub stores: StoreArgs,
+}
+
+/// Reading the session logs the agents keep.
+#[derive(Debug, Args, Default)]
+#[command(next_help_heading = "Session logs")]
+pub(crate) struct StoreArgs {
+    /// Read the session logs AGENT keeps (claude, codex, gemini, qwen, opencode, cursor,
+    /// or all; a list), oldest first, each agent's folder where its own variable puts it
+    /// (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, QWEN_RUNTIME_DIR, XDG_DATA_HOME,
+    /// CURSOR_CONFIG_DIR).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "AGENT")]
+    pub from: Vec<FromChoice>,
+
+    /// Only sessions active since WHEN: a time ago (2d, 12h, 1w), a day (2026-11-20) or
+    /// a moment (2026-11-20T14:00), in local time. Alone, reads every agent's logs.
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Only sessions started by WHEN (a day includes all of it).
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+
+    /// Only sessions whose working directory is DIR or below it.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FromChoice {
+    Claude,
+    Codex,
+    Gemini,
+    Qwen,
+    Opencode,
+    Cursor,
+    All,
+}
+
+impl FromChoice {
+    pub(crate) fn agents(self) -> &'static [Agent] {
+        match self {
+            FromChoice::Claude => &[Agent::Claude],
+            FromChoice::Codex => &[Agent::Codex],
+            FromChoice::Gemini => &[Agent::Gemini],
+            FromChoice::Qwen => &[Agent::Qwen],
+            FromChoice::Opencode => &[Agent::OpenCode],
+            FromChoice::Cursor => &[Agent::Cursor],
+            FromChoice::All => &crate::stores::find::STORE_AGENTS,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -16,6 +16,7 @@ use crate::view::events::EventsOptions;
 use crate::view::get::{Bindings, GetOptions, Layout};
 use crate::view::normalized::NormalizedOptions;
 use crate::view::progress::ProgressOptions;
+use crate::view::sessions::SessionsOptions;
 use crate::view::stats::StatsOptions;
 use crate::view::text::TextOptions;
 use crate::view::tools::{CallFilter, ToolsOptions};
@@ -35,6 +36,7 @@ pub enum ViewChoice {
     Stats(StatsOptions),
     Check(CheckOptions),
     Transcript(TranscriptOptions),
+    Sessions(SessionsOptions),
 }
 
 /// Everything a run needs, decided once.
@@ -77,7 +79,7 @@ impl Config {
             Command::Run(a) => {
                 let (view, agent) = run_view(a);
                 run = Some(agent);
-                (view, InputArgs { files: Vec::new() })
+                (view, InputArgs::default())
             }
             Command::Text(a) => text_view(a),
             Command::Result(a) => (ViewChoice::Result, a),
@@ -88,12 +90,17 @@ impl Config {
             Command::Get(a) => get_view(a),
             Command::Stats(a) => (ViewChoice::Stats(StatsOptions { json: a.json }), a.input),
             Command::Check(a) => (ViewChoice::Check(CheckOptions { json: a.json }), a.input),
+            Command::Sessions(a) => (
+                ViewChoice::Sessions(SessionsOptions { json: a.json }),
+                a.input,
+            ),
             Command::Transcript(a) => transcript_view(a),
         };
         // `get -n` reads no input at all, not even stdin.
         let inputs = match &view {
             ViewChoice::Get(opts) if opts.null_input => Vec::new(),
-            _ => inputs(input.files),
+            ViewChoice::Sessions(_) => store_inputs(input, true),
+            _ => store_inputs(input, false),
         };
         Action::View(Box::new(Config::with_terminals(
             view, run, inputs, cli.global,
@@ -245,7 +252,13 @@ fn get_view(a: GetArgs) -> (ViewChoice, InputArgs) {
         (false, Some(n)) => Layout::Spaces(n),
     };
     opts.normalized = a.normalized;
-    (ViewChoice::Get(opts), InputArgs { files })
+    (
+        ViewChoice::Get(opts),
+        InputArgs {
+            files,
+            stores: a.input.stores,
+        },
+    )
 }
 
 /// The variables `--arg`, `--argjson`, `--rawfile` and `--slurpfile` set, in the order of
@@ -319,6 +332,94 @@ fn inputs(files: Vec<PathBuf>) -> Vec<Input> {
             }
         })
         .collect()
+}
+
+/// The inputs: the files named (a name that is no file may be a session's id, looked up
+/// in the stores), then the session logs `--from` finds in the window `--since`,
+/// `--until` and `--project` set. With no file and no `--from`, stdin; but a window alone,
+/// or `sessions`, reads every agent's logs.
+fn store_inputs(args: InputArgs, from_all_by_default: bool) -> Vec<Input> {
+    let stores = args.stores;
+    let window = match window(&stores) {
+        Ok(w) => w,
+        Err(message) => usage_error(message),
+    };
+    let mut agents: Vec<Agent> = Vec::new();
+    for choice in &stores.from {
+        for agent in choice.agents() {
+            if !agents.contains(agent) {
+                agents.push(*agent);
+            }
+        }
+    }
+    if agents.is_empty() && args.files.is_empty() && (from_all_by_default || !window.is_open()) {
+        agents = crate::stores::find::STORE_AGENTS.to_vec();
+    }
+    if agents.is_empty() {
+        return inputs(args.files).into_iter().map(by_id).collect();
+    }
+    let mut found: Vec<Input> = args
+        .files
+        .into_iter()
+        .map(|f| by_id(Input::Path(f)))
+        .collect();
+    for f in crate::stores::find(&agents, &window) {
+        found.push(crate::stores::find::with_window(f, &window).input);
+    }
+    found
+}
+
+/// A name that is no file, but the start of a session's id: that session's log.
+fn by_id(input: Input) -> Input {
+    let Input::Path(path) = &input else {
+        return input;
+    };
+    if path.exists() {
+        return input;
+    }
+    let Some(name) = path.to_str() else {
+        return input;
+    };
+    let looks_like_id = !name.is_empty()
+        && name.len() >= 4
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !looks_like_id {
+        return input;
+    }
+    match crate::stores::lookup(name) {
+        Ok(found) => found,
+        Err(message) => usage_error(format!("{name}: {message}")),
+    }
+}
+
+/// `--since`, `--until` and `--project`, read.
+fn window(stores: &crate::cli::StoreArgs) -> Result<crate::stores::Window, String> {
+    use crate::stores::when::{End, parse};
+    let tz = jiff::tz::TimeZone::system();
+    let since_ms = stores
+        .since
+        .as_deref()
+        .map(|s| parse(s, End::Since, &tz).map_err(|e| format!("--since: {e}")))
+        .transpose()?;
+    let until_ms = stores
+        .until
+        .as_deref()
+        .map(|s| parse(s, End::Until, &tz).map_err(|e| format!("--until: {e}")))
+        .transpose()?;
+    let project = match &stores.project {
+        Some(dir) => {
+            let abs = std::path::absolute(dir).map_err(|e| format!("--project: {e}"))?;
+            Some(std::fs::canonicalize(&abs).unwrap_or(abs))
+        }
+        None => None,
+    };
+    Ok(crate::stores::Window {
+        since_ms,
+        until_ms,
+        project,
+    })
 }
 
 /// `\n`, `\t`, `\r`, `\0` and `\\`; any other backslash stays as written.

@@ -102,6 +102,7 @@ mod out;
 mod parallel;
 mod read;
 mod runs;
+mod stores;
 mod supervise;
 #[doc(hidden)]
 #[allow(missing_docs)]

@@ -10,6 +10,7 @@
 //! dispatcher then holds the lines until one tells, and reads the stream as Cursor's when
 //! none does.
 
+use super::Format;
 use super::event::Agent;
 use crate::input::json::{BorrowedStr, top_level_members, top_level_value};
 use crate::input::peek::{Head, NameId, Peeked};
@@ -51,9 +52,9 @@ pub(crate) struct Boundaries {
 }
 
 impl Boundaries {
-    /// The next line (with its peek): the agent whose run starts here, when the line is a
-    /// run boundary.
-    pub(crate) fn next(&mut self, peeked: &Peeked, line: &[u8]) -> Option<Agent> {
+    /// The next line (with its peek): the format whose run starts here, when the line is
+    /// a run boundary.
+    pub(crate) fn next(&mut self, peeked: &Peeked, line: &[u8]) -> Option<Format> {
         let Peeked::Event(head) = peeked else {
             return None;
         };
@@ -73,8 +74,50 @@ impl Boundaries {
     }
 }
 
-/// The agent an event line belongs to, if the line alone tells.
-pub(crate) fn sniff(head: &Head, line: &[u8]) -> Option<Agent> {
+/// The format an event line belongs to, if the line alone tells: a session log's
+/// records first (their names, or the keys of their envelope), then the streams'.
+pub(crate) fn sniff(head: &Head, line: &[u8]) -> Option<Format> {
+    if let Some(agent) = log_agent(head, line) {
+        return Some(Format::log(agent));
+    }
+    stream_agent(head, line).map(Format::stream)
+}
+
+/// The agent whose session log holds the line, if it is a log record.
+fn log_agent(head: &Head, line: &[u8]) -> Option<Agent> {
+    match head.name {
+        NameId::SUMMARY
+        | NameId::FILE_HISTORY_SNAPSHOT
+        | NameId::QUEUE_OPERATION
+        | NameId::ATTACHMENT
+        | NameId::PROGRESS
+        | NameId::AI_TITLE
+        | NameId::CUSTOM_TITLE
+        | NameId::LAST_PROMPT => Some(Agent::Claude),
+        NameId::SESSION => Some(Agent::OpenCode),
+        NameId::SESSION_META
+        | NameId::RESPONSE_ITEM
+        | NameId::EVENT_MSG
+        | NameId::TURN_CONTEXT
+        | NameId::COMPACTED
+        | NameId::WORLD_STATE
+        | NameId::TOKEN_USAGE_RECORD => Some(Agent::Codex),
+        NameId::GEMINI | NameId::INFO | NameId::WARNING => Some(Agent::Gemini),
+        NameId::USER | NameId::ASSISTANT | NameId::SYSTEM => {
+            let k = keys(line);
+            if k.session_id_log {
+                Some(Agent::Claude)
+            } else if k.session_id_camel && k.message {
+                Some(Agent::OpenCode)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+fn stream_agent(head: &Head, line: &[u8]) -> Option<Agent> {
     match head.name {
         NameId::THINKING
         | NameId::TOOL_CALL
@@ -149,11 +192,18 @@ pub(crate) fn session_id_of(line: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
         })
 }
 
-/// The agent a JSON object without `type` belongs to: only Codex before 0.44 writes such
-/// lines (a config summary, `{"prompt":…}`, then `{"id":…,"msg":{…}}` events).
-pub(crate) fn sniff_untyped(line: &[u8]) -> Option<Agent> {
+/// The format a JSON object without `type` belongs to: Codex before 0.44 (a config
+/// summary, `{"prompt":…}`, then `{"id":…,"msg":{…}}` events), or Gemini CLI's chat log
+/// (its first record, `$set`, `$rewindTo`).
+pub(crate) fn sniff_untyped(line: &[u8]) -> Option<Format> {
     let k = keys(line);
-    (k.codex_config || (k.id && k.msg)).then_some(Agent::Codex)
+    if k.codex_config || (k.id && k.msg) {
+        Some(Format::stream(Agent::Codex))
+    } else if k.gemini_chat {
+        Some(Format::log(Agent::Gemini))
+    } else {
+        None
+    }
 }
 
 fn system(head: &Head, line: &[u8], k: &Keys) -> Option<Agent> {
@@ -186,6 +236,8 @@ struct Keys {
     tools: bool,
     duration_api_ms: bool,
     session_id_camel: bool,
+    /// `sessionId`: the envelope of Claude Code's (and Qwen Code's) session logs.
+    session_id_log: bool,
     part: bool,
     severity: bool,
     /// `timestamp` holding a string (Gemini's ISO time; OpenCode's is a number).
@@ -195,6 +247,9 @@ struct Keys {
     codex_config: bool,
     id: bool,
     msg: bool,
+    message: bool,
+    /// `projectHash`, `$set`, `$rewindTo`: Gemini CLI's chat log's own records.
+    gemini_chat: bool,
 }
 
 fn keys(line: &[u8]) -> Keys {
@@ -215,6 +270,7 @@ fn keys(line: &[u8]) -> Keys {
             b"tools" => k.tools = true,
             b"duration_api_ms" => k.duration_api_ms = true,
             b"sessionID" => k.session_id_camel = true,
+            b"sessionId" => k.session_id_log = true,
             b"part" => k.part = true,
             b"severity" => k.severity = true,
             b"timestamp" => k.timestamp_text = value.first() == Some(&b'"'),
@@ -223,6 +279,8 @@ fn keys(line: &[u8]) -> Keys {
             b"sandbox" | b"approval" | b"workdir" | b"provider" => k.codex_config = true,
             b"id" => k.id = true,
             b"msg" => k.msg = true,
+            b"message" => k.message = true,
+            b"projectHash" | b"$set" | b"$rewindTo" => k.gemini_chat = true,
             _ => {}
         }
         true
@@ -235,11 +293,16 @@ mod tests {
     use super::*;
     use crate::input::peek::{Peeked, TypeSet, peek};
 
-    fn agent_of(line: &str) -> Option<Agent> {
+    fn format_of(line: &str) -> Option<Format> {
         match peek(line.as_bytes(), TypeSet::NONE) {
             Peeked::Event(head) => sniff(&head, &line.as_bytes()[head.start..]),
             _ => sniff_untyped(line.as_bytes()),
         }
+    }
+
+    /// The agent of a stream's line (a log's gives `None`).
+    fn agent_of(line: &str) -> Option<Agent> {
+        format_of(line).filter(|f| !f.log).map(|f| f.agent)
     }
 
     #[test]

@@ -161,6 +161,11 @@ pub struct RunInfo {
     pub model: Option<String>,
     /// The working directory, where its start says.
     pub cwd: Option<String>,
+    /// The prompt the run answers, where the input has it (an agent's session log: a
+    /// session is one run per prompt).
+    pub prompt: Option<String>,
+    /// When the run started, in epoch milliseconds, where the input says.
+    pub started_ms: Option<u64>,
 }
 
 impl RunInfo {
@@ -170,6 +175,8 @@ impl RunInfo {
             session_id: None,
             model: None,
             cwd: None,
+            prompt: None,
+            started_ms: None,
         }
     }
 }
@@ -477,6 +484,8 @@ pub struct RunEnd<'a> {
     /// What the agent's own `--output-format json` prints for this run, when that is a
     /// line of the stream (Cursor and Claude's `result` line).
     pub native_json: Option<&'a [u8]>,
+    /// The time of the run's last record, in epoch milliseconds, where the input says.
+    pub last_ms: Option<u64>,
 }
 
 impl RunEnd<'_> {
@@ -489,6 +498,7 @@ impl RunEnd<'_> {
             usage: None,
             duration_ms: None,
             native_json: None,
+            last_ms: None,
         }
     }
 }

@@ -53,7 +53,12 @@ pub(crate) struct Class {
     /// before its first line is still a run).
     pub opens: bool,
     /// Decoded whatever the view wants: it starts or ends a run, or decides how it ends.
+    /// Checked whole on the reading thread (see `input::peek::peek`).
     pub always: bool,
+    /// Decoded whatever the view wants, as content: a session log's messages, which
+    /// decide where runs start and how they end, but are too large and too many to be
+    /// checked whole before (a broken one is reported where the dialect reads it).
+    pub decides: bool,
     /// What decoding it can give.
     pub yields: Wants,
     /// The dialect knows the type (`check` counts the others).
@@ -64,6 +69,7 @@ impl Class {
     pub(crate) const UNKNOWN: Class = Class {
         opens: false,
         always: false,
+        decides: false,
         yields: Wants::NONE,
         known: false,
     };
@@ -73,6 +79,7 @@ impl Class {
         Class {
             opens: false,
             always: true,
+            decides: false,
             yields,
             known: true,
         }
@@ -83,6 +90,19 @@ impl Class {
         Class {
             opens: true,
             always: false,
+            decides: false,
+            yields,
+            known: true,
+        }
+    }
+
+    /// A session log's message: content that also decides where runs start and how they
+    /// end, so always decoded. The dialect opens the runs itself.
+    pub(crate) const fn message(yields: Wants) -> Class {
+        Class {
+            opens: false,
+            always: false,
+            decides: true,
             yields,
             known: true,
         }
@@ -93,6 +113,7 @@ impl Class {
         Class {
             opens: false,
             always: false,
+            decides: false,
             yields,
             known: true,
         }
@@ -110,6 +131,12 @@ pub(crate) trait Sink {
     fn ensure_run(&mut self, agent: Agent) -> anyhow::Result<()>;
     /// The run's session id, seen on some event: kept when its start did not say.
     fn session_seen(&mut self, id: &str);
+    /// The run's model, seen on some event: kept when its start did not say (a session
+    /// log names it on each answer, not where the run starts).
+    fn model_seen(&mut self, model: &str);
+    /// A session's title, as its log names it (for the session being read, when
+    /// `session` is `None`).
+    fn title(&mut self, _session: Option<&str>, _title: &str) {}
     fn event(&mut self, ev: Event<'_>) -> anyhow::Result<()>;
     /// A tool call starts (paired with its end by the sink).
     fn tool_started(&mut self, call: ToolCall<'_>) -> anyhow::Result<()>;
@@ -187,6 +214,51 @@ pub(crate) trait Dialect {
     }
 }
 
+/// What an input is: an agent's stream (what `-p` prints), or the log the agent keeps of
+/// its sessions on disk (`~/.claude/projects`, `~/.codex/sessions`, …). Each is read by a
+/// dialect of its own; both give the same normalized events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Format {
+    pub agent: Agent,
+    /// The agent's session log, not its stream.
+    pub log: bool,
+}
+
+impl Format {
+    pub(crate) const fn stream(agent: Agent) -> Format {
+        Format { agent, log: false }
+    }
+
+    pub(crate) const fn log(agent: Agent) -> Format {
+        Format { agent, log: true }
+    }
+
+    /// One format of each dialect.
+    pub(crate) const ALL: [Format; 9] = [
+        Format::stream(Agent::Cursor),
+        Format::stream(Agent::Claude),
+        Format::stream(Agent::Codex),
+        Format::stream(Agent::Gemini),
+        Format::stream(Agent::OpenCode),
+        Format::log(Agent::Claude),
+        Format::log(Agent::OpenCode),
+        Format::log(Agent::Codex),
+        Format::log(Agent::Gemini),
+    ];
+
+    /// Whether one dialect reads both (Claude's stream dialect reads Qwen's stream).
+    pub(crate) fn same_dialect(self, other: Format) -> bool {
+        let family = |f: Format| match f {
+            Format {
+                agent: Agent::Qwen,
+                log: false,
+            } => Format::stream(Agent::Claude),
+            f => f,
+        };
+        family(self) == family(other)
+    }
+}
+
 /// The dialects, behind one predictable branch per line (static dispatch: each view gets
 /// its own copy of each dialect's reading, inlined).
 pub(crate) enum AnyDialect {
@@ -195,6 +267,14 @@ pub(crate) enum AnyDialect {
     Codex(codex::Codex),
     Gemini(gemini::Gemini),
     OpenCode(opencode::OpenCode),
+    /// Claude Code's session logs (`~/.claude/projects/…/<session>.jsonl`).
+    ClaudeLog(Box<claude::log::ClaudeLog>),
+    /// OpenCode's database, as lines (`agent::opencode::db`).
+    OpenCodeLog(opencode::log::OpenCodeLog),
+    /// Codex's rollouts (`~/.codex/sessions/…/rollout-*.jsonl`).
+    CodexLog(codex::rollout::Rollout),
+    /// Gemini CLI's chats (`~/.gemini/tmp/…/chats/session-*.jsonl`).
+    GeminiLog(gemini::chat::Chat),
 }
 
 macro_rules! each {
@@ -205,25 +285,54 @@ macro_rules! each {
             AnyDialect::Codex($d) => $e,
             AnyDialect::Gemini($d) => $e,
             AnyDialect::OpenCode($d) => $e,
+            AnyDialect::ClaudeLog($d) => $e,
+            AnyDialect::OpenCodeLog($d) => $e,
+            AnyDialect::CodexLog($d) => $e,
+            AnyDialect::GeminiLog($d) => $e,
         }
     };
 }
 
 impl AnyDialect {
+    /// The dialect of an agent's stream.
     pub(crate) fn new(agent: Agent) -> AnyDialect {
-        match agent {
-            Agent::Cursor => AnyDialect::Cursor(cursor::Cursor::default()),
-            Agent::Claude | Agent::Qwen => AnyDialect::Claude(claude::Claude::new(agent)),
-            Agent::Codex => AnyDialect::Codex(codex::Codex::default()),
-            Agent::Gemini => AnyDialect::Gemini(gemini::Gemini::default()),
-            Agent::OpenCode => AnyDialect::OpenCode(opencode::OpenCode::default()),
+        AnyDialect::of(Format::stream(agent))
+    }
+
+    /// The dialect that reads `format`.
+    pub(crate) fn of(format: Format) -> AnyDialect {
+        match (format.agent, format.log) {
+            (Agent::Cursor, _) => AnyDialect::Cursor(cursor::Cursor::default()),
+            (Agent::Claude, true) => AnyDialect::ClaudeLog(Box::default()),
+            (Agent::Claude | Agent::Qwen, _) => {
+                AnyDialect::Claude(claude::Claude::new(format.agent))
+            }
+            (Agent::Codex, true) => AnyDialect::CodexLog(codex::rollout::Rollout::default()),
+            (Agent::Codex, false) => AnyDialect::Codex(codex::Codex::default()),
+            (Agent::Gemini, true) => AnyDialect::GeminiLog(gemini::chat::Chat::default()),
+            (Agent::Gemini, false) => AnyDialect::Gemini(gemini::Gemini::default()),
+            (Agent::OpenCode, true) => {
+                AnyDialect::OpenCodeLog(opencode::log::OpenCodeLog::default())
+            }
+            (Agent::OpenCode, false) => AnyDialect::OpenCode(opencode::OpenCode::default()),
         }
     }
 
-    /// A dialect for `agent` that reads every run as `agent`'s (`--agent`): Claude's does
-    /// not become Qwen's on a Qwen init, nor the reverse.
-    pub(crate) fn forced(agent: Agent) -> AnyDialect {
-        let mut dialect = AnyDialect::new(agent);
+    /// What the dialect reads.
+    pub(crate) fn format(&self) -> Format {
+        match self {
+            AnyDialect::ClaudeLog(_) => Format::log(Agent::Claude),
+            AnyDialect::OpenCodeLog(_) => Format::log(Agent::OpenCode),
+            AnyDialect::CodexLog(_) => Format::log(Agent::Codex),
+            AnyDialect::GeminiLog(_) => Format::log(Agent::Gemini),
+            d => Format::stream(d.agent()),
+        }
+    }
+
+    /// A dialect for `format` that reads every run as its agent's (`--agent`): Claude's
+    /// does not become Qwen's on a Qwen init, nor the reverse.
+    pub(crate) fn forced(format: Format) -> AnyDialect {
+        let mut dialect = AnyDialect::of(format);
         if let AnyDialect::Claude(d) = &mut dialect {
             d.fix_agent();
         }
@@ -236,18 +345,18 @@ impl AnyDialect {
         let mut set = TypeSet::NONE;
         for name in NameId::all() {
             let class = self.classify(name);
-            if class.always || class.yields.intersects(wants) {
+            if class.always || class.decides || class.yields.intersects(wants) {
                 set.insert(name);
             }
         }
         set
     }
 
-    /// After [`Dialect::finish`], where a run of `agent` starts afresh: the same dialect,
-    /// forgetting what a run leaves to the next, when it is `agent`'s (it keeps its
-    /// buffers, already grown), else `false` (another agent's dialect is needed).
-    pub(crate) fn start_afresh_as(&mut self, agent: Agent) -> bool {
-        if self.agent() != agent {
+    /// After [`Dialect::finish`], where a run of `format` starts afresh: the same dialect,
+    /// forgetting what a run leaves to the next, when it reads `format` (it keeps its
+    /// buffers, already grown), else `false` (another dialect is needed).
+    pub(crate) fn start_afresh_as(&mut self, format: Format) -> bool {
+        if self.format() != format {
             return false;
         }
         self.start_afresh();

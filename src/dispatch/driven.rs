@@ -92,6 +92,12 @@ pub(crate) trait Driven: Handler {
     /// The open run's session id became known after its start.
     fn session_seen(&mut self, _id: &str) {}
 
+    /// The open run's model became known after its start.
+    fn model_seen(&mut self, _model: &str) {}
+
+    /// A session's title (see `Sink::title`).
+    fn title(&mut self, _session: Option<&str>, _title: &str) {}
+
     /// A run is ending, `events` event lines long, `end` says how (before
     /// [`Handler::run_end`]).
     fn ending(&mut self, _run: &RunInfo, _end: &RunEnd<'_>, _events: u64) {}

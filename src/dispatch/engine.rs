@@ -109,6 +109,17 @@ impl<D: Driven> Sink for Engine<D> {
         }
     }
 
+    fn title(&mut self, session: Option<&str>, title: &str) {
+        self.handler.title(session, title);
+    }
+
+    fn model_seen(&mut self, model: &str) {
+        if self.run.model.is_none() && self.runs.is_open() {
+            self.run.model = Some(model.to_owned());
+            self.handler.model_seen(model);
+        }
+    }
+
     fn event(&mut self, ev: Event<'_>) -> anyhow::Result<()> {
         match ev {
             Event::Text([]) => return Ok(()),

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::agent::event::{Agent, Wants};
-use crate::agent::{AnyDialect, Dialect, RawLine, Sink, detect};
+use crate::agent::{AnyDialect, Dialect, Format, RawLine, Sink, detect};
 use crate::exit::ExitStatus;
 use crate::input::line_buffer::{Line, LineTooLong};
 use crate::input::peek::{BadLine, Head, NameId, Peeked, TypeSet};
@@ -209,7 +209,7 @@ impl<D: Driven> Dispatcher<D> {
         self.boundaries = detect::Boundaries::default();
         self.slot = match self.forced {
             Some(agent) => {
-                let dialect = AnyDialect::forced(agent);
+                let dialect = AnyDialect::forced(Format::stream(agent));
                 let interest = dialect.interest(self.engine.wants);
                 Slot::Ready { dialect, interest }
             }
@@ -255,7 +255,7 @@ impl<D: Driven> Dispatcher<D> {
     /// The input ended: a run still open ends with it.
     pub(crate) fn end(&mut self) -> anyhow::Result<()> {
         if let Slot::Undecided(_) = self.slot {
-            self.decide(Agent::Cursor)?;
+            self.decide(Format::stream(Agent::Cursor))?;
         }
         if let Slot::Ready { dialect, .. } = &mut self.slot {
             dialect.finish(&mut self.engine)?;
@@ -279,7 +279,7 @@ impl<D: Driven> Dispatcher<D> {
             && matches!(self.slot, Slot::Ready { .. })
             && !self.engine.runs.is_open()
         {
-            self.renew(self.forced.unwrap_or(agent))?;
+            self.renew(self.forced.map_or(agent, Format::stream))?;
         }
         if let Slot::Undecided(held) = &mut self.slot {
             let verdict = match peeked {
@@ -288,11 +288,11 @@ impl<D: Driven> Dispatcher<D> {
                 _ => None,
             };
             match verdict {
-                Some(agent) => self.decide(agent)?,
+                Some(format) => self.decide(format)?,
                 None => {
                     held.push(line, peeked);
                     if held.lines.len() >= HOLD_LINES || held.data.len() >= HOLD_BYTES {
-                        self.decide(Agent::Cursor)?;
+                        self.decide(Format::stream(Agent::Cursor))?;
                     }
                     return Ok(());
                 }
@@ -303,20 +303,20 @@ impl<D: Driven> Dispatcher<D> {
 
     /// A new run, and nothing of the last one carries over: its dialect as a reading
     /// that starts here has it.
-    fn renew(&mut self, agent: Agent) -> anyhow::Result<()> {
+    fn renew(&mut self, format: Format) -> anyhow::Result<()> {
         if let Slot::Ready { dialect, interest } = &mut self.slot {
             dialect.finish(&mut self.engine)?;
-            if !dialect.start_afresh_as(agent) {
-                (*dialect, *interest) = dialect_for(agent, self.engine.wants);
+            if !dialect.start_afresh_as(format) {
+                (*dialect, *interest) = dialect_for(format, self.engine.wants);
             }
         }
         Ok(())
     }
 
-    /// The agent is known: the held lines go through its dialect.
-    fn decide(&mut self, agent: Agent) -> anyhow::Result<()> {
+    /// The format is known: the held lines go through its dialect.
+    fn decide(&mut self, format: Format) -> anyhow::Result<()> {
         let Slot::Undecided(held) =
-            std::mem::replace(&mut self.slot, ready(agent, self.engine.wants))
+            std::mem::replace(&mut self.slot, ready(format, self.engine.wants))
         else {
             return Ok(());
         };
@@ -366,10 +366,10 @@ impl<D: Driven> Dispatcher<D> {
         }
         let mut class = dialect.classify(head.name);
         if self.forced.is_none()
-            && let Some(agent) = other_agent(dialect, head, &raw, class, engine.runs.is_open())
+            && let Some(format) = other_format(dialect, head, &raw, class, engine.runs.is_open())
         {
             dialect.finish(engine)?;
-            (*dialect, *interest) = dialect_for(agent, engine.wants);
+            (*dialect, *interest) = dialect_for(format, engine.wants);
             class = dialect.classify(head.name);
         }
         // A line that would open a run is checked whole first: a broken one opens none.
@@ -413,14 +413,8 @@ pub(crate) fn checked_types<D: Driven>(handler: &D) -> TypeSet {
         return TypeSet::ALL;
     }
     let mut set = TypeSet::NONE;
-    for agent in [
-        Agent::Cursor,
-        Agent::Claude,
-        Agent::Codex,
-        Agent::Gemini,
-        Agent::OpenCode,
-    ] {
-        let dialect = AnyDialect::new(agent);
+    for format in Format::ALL {
+        let dialect = AnyDialect::of(format);
         for name in NameId::all() {
             if dialect.classify(name).always {
                 set.insert(name);
@@ -430,40 +424,31 @@ pub(crate) fn checked_types<D: Driven>(handler: &D) -> TypeSet {
     set
 }
 
-/// A dialect for `agent`, with what it should decode for the view.
-fn dialect_for(agent: Agent, wants: Wants) -> (AnyDialect, TypeSet) {
-    let dialect = AnyDialect::new(agent);
+/// A dialect for `format`, with what it should decode for the view.
+fn dialect_for(format: Format, wants: Wants) -> (AnyDialect, TypeSet) {
+    let dialect = AnyDialect::of(format);
     let interest = dialect.interest(wants);
     (dialect, interest)
 }
 
-fn ready(agent: Agent, wants: Wants) -> Slot {
-    let (dialect, interest) = dialect_for(agent, wants);
+fn ready(format: Format, wants: Wants) -> Slot {
+    let (dialect, interest) = dialect_for(format, wants);
     Slot::Ready { dialect, interest }
 }
 
-/// The agent the line belongs to, when it is not the current dialect's: only a line of a
+/// The format the line belongs to, when it is not the current dialect's: only a line of a
 /// type the dialect does not know, or one where a run starts (or between runs), can tell.
-fn other_agent(
+fn other_format(
     dialect: &AnyDialect,
     head: &Head,
     line: &RawLine<'_>,
     class: crate::agent::Class,
     run_open: bool,
-) -> Option<Agent> {
+) -> Option<Format> {
     if class.known && run_open && !detect::starts_run(head, line.bytes) {
         return None;
     }
-    detect::sniff(head, line.bytes).filter(|&agent| !same_dialect(agent, dialect.agent()))
-}
-
-/// Qwen is read by Claude's dialect.
-fn same_dialect(a: Agent, b: Agent) -> bool {
-    let family = |a| match a {
-        Agent::Qwen => Agent::Claude,
-        a => a,
-    };
-    family(a) == family(b)
+    detect::sniff(head, line.bytes).filter(|&format| !format.same_dialect(dialect.format()))
 }
 
 impl HeldLines {

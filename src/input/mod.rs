@@ -18,26 +18,39 @@ use std::sync::Arc;
 pub(crate) enum Input {
     Stdin,
     Path(PathBuf),
+    /// A database that holds many sessions (OpenCode's), read for those `pick` chooses.
+    Database {
+        path: PathBuf,
+        pick: Pick,
+    },
+}
+
+/// Which of a database's sessions are read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Pick {
+    /// The session's id (or all).
+    pub id: Option<String>,
+    /// Sessions changed at or after this time (epoch ms).
+    pub since_ms: Option<i64>,
+    /// Sessions started at or before this time (epoch ms).
+    pub until_ms: Option<i64>,
+    /// Sessions whose working directory is this one or below.
+    pub project: Option<PathBuf>,
 }
 
 impl Input {
     pub(crate) fn name(&self) -> String {
         match self {
             Input::Stdin => "<stdin>".to_string(),
-            Input::Path(p) => p.display().to_string(),
+            Input::Path(p) | Input::Database { path: p, .. } => p.display().to_string(),
         }
     }
 }
 
-/// An input, ready to be read on the reading thread.
-pub(crate) fn open(input: &Input) -> io::Result<Box<dyn Read + Send>> {
-    match input {
-        Input::Stdin => {
-            enlarge_stdin_pipe();
-            Ok(Box::new(io::stdin()))
-        }
-        Input::Path(path) => Ok(Box::new(open_path(path)?)),
-    }
+/// Standard input, ready to be read on the reading thread.
+pub(crate) fn stdin() -> Box<dyn Read + Send> {
+    enlarge_stdin_pipe();
+    Box::new(io::stdin())
 }
 
 /// A named input, opened; a directory is refused.

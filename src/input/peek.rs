@@ -77,6 +77,32 @@ wire_names! {
     STEP_FINISH = "step_finish",
     REASONING = "reasoning",
     DONE = "done",
+    // The agents' session logs (their `type` is rarely the first key, so their order
+    // matters less). Claude Code's, besides `user`, `assistant`, `system`:
+    SUMMARY = "summary",
+    FILE_HISTORY_SNAPSHOT = "file-history-snapshot",
+    QUEUE_OPERATION = "queue-operation",
+    ATTACHMENT = "attachment",
+    PROGRESS = "progress",
+    AI_TITLE = "ai-title",
+    CUSTOM_TITLE = "custom-title",
+    LAST_PROMPT = "last-prompt",
+    // Codex's rollouts.
+    EVENT_MSG = "event_msg",
+    RESPONSE_ITEM = "response_item",
+    TURN_CONTEXT = "turn_context",
+    SESSION_META = "session_meta",
+    COMPACTED = "compacted",
+    WORLD_STATE = "world_state",
+    TOKEN_USAGE_RECORD = "token_usage_record",
+    // Gemini CLI's chats, besides `user`, `error`.
+    GEMINI = "gemini",
+    INFO = "info",
+    WARNING = "warning",
+    // Cursor's agent transcripts.
+    TURN_ENDED = "turn_ended",
+    // OpenCode's database, as its lines are made (`agent::opencode::db`).
+    SESSION = "session",
 }
 
 impl NameId {

@@ -39,10 +39,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::config::Config;
 use crate::dispatch::{Dispatcher, Driven};
 use crate::exit::ExitStatus;
-use crate::input::{self, Input};
+use crate::input::Input;
 use crate::out::diag::Diag;
 use crate::out::{Output, OutputMode, Question, ToMain};
 use crate::runs::Runs;
+use crate::stores::open::Opened;
 use crate::view::{Ctx, View, ViewHandler};
 
 /// What a worker wrote, in order: its bytes, and the marks that say which stream each
@@ -116,7 +117,10 @@ pub(crate) fn drive<V: View>(
         && !config.line_buffered
         && !config.out_is_terminal
         && !config.err_is_terminal
-        && config.inputs.iter().all(|i| matches!(i, Input::Path(_)));
+        && config
+            .inputs
+            .iter()
+            .all(|i| matches!(i, Input::Path(_) | Input::Database { .. }));
     if !plain {
         return Err(view);
     }
@@ -391,8 +395,8 @@ fn read_one<V: View>(
     to: PiecesTo,
 ) -> Done<V> {
     let name = input.name();
-    let opened = match input {
-        Input::Path(path) => input::open_path(path).map(|file| {
+    let opened = crate::stores::open::open(input).map(|opened| match opened {
+        Opened::Plain(file) => {
             // The main thread's handle on a regular file, to copy stretches from
             // (`Mark::Copy`): the same file, whatever happens to its name.
             // Offsets count from where the reading starts: a handle that shares a
@@ -405,9 +409,10 @@ fn read_one<V: View>(
                 let _ = to.source.set(copy);
             }
             Box::new(file) as Box<dyn io::Read + Send>
-        }),
-        Input::Stdin => input::open(input),
-    };
+        }
+        // Lines made from something else: no offset in them is one in a file.
+        Opened::Made(rdr) => rdr,
+    });
     let rdr = match opened {
         Ok(rdr) => rdr,
         Err(e) => {

@@ -113,6 +113,7 @@ pub(crate) fn worth_it(config: &Config, wants: Wants) -> bool {
     cfg!(unix)
         && wants.intersects(Wants::TOOLS)
         && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= 2 * part_size())
+        && crate::stores::open::is_plain(path)
 }
 
 /// Reads `config`'s one file in parts with `jobs` workers, `view` gathering; gives the

@@ -30,6 +30,7 @@ pub(crate) mod json;
 pub(crate) mod normalized;
 pub(crate) mod progress;
 pub(crate) mod result;
+pub(crate) mod sessions;
 pub(crate) mod stats;
 pub(crate) mod text;
 pub(crate) mod thinking;
@@ -210,6 +211,9 @@ pub(crate) trait View: Send {
     }
 
     /// A run starts; `ctx.run` describes it.
+    /// A session's title, as its log names it (`None`: the session being read).
+    fn title(&mut self, _session: Option<&str>, _title: &str, _ctx: &mut Ctx) {}
+
     fn run_start(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
         Ok(())
     }
@@ -420,6 +424,14 @@ impl<V: View> Driven for ViewHandler<V> {
 
     fn session_seen(&mut self, id: &str) {
         self.ctx.run.session_id = Some(id.to_owned());
+    }
+
+    fn model_seen(&mut self, model: &str) {
+        self.ctx.run.model = Some(model.to_owned());
+    }
+
+    fn title(&mut self, session: Option<&str>, title: &str) {
+        self.view.title(session, title, &mut self.ctx);
     }
 
     /// Says on stderr why a run did not succeed.

@@ -19,6 +19,7 @@
 //! and a CRC ([`Digest`]): the repeat adds only what the deltas did not give, normally
 //! nothing, and memory does not grow with the answer.
 
+pub(crate) mod log;
 mod wire;
 
 use std::borrow::Cow;
@@ -189,6 +190,7 @@ impl Claude {
                     session_id: init.session_id.0.map(Cow::into_owned),
                     model: init.model.0.map(Cow::into_owned),
                     cwd: init.cwd.0.map(Cow::into_owned),
+                    ..RunInfo::new(self.agent)
                 })
             }
             "permission_denied" => {
@@ -296,6 +298,18 @@ impl Claude {
             Ok(msg) => msg,
             Err(e) => return sink.unreadable(what, line.bytes, &e),
         };
+        self.message(&msg, what, line, name, sink)
+    }
+
+    /// A message read from its line (the session log's dialect reads it first).
+    fn message<S: Sink>(
+        &mut self,
+        msg: &wire::Message<'_>,
+        what: crate::out::diag::Unreadable,
+        line: &RawLine<'_>,
+        name: NameId,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
         if let Some(id) = msg.session_id.as_deref() {
             sink.session_seen(id);
         }
@@ -314,7 +328,7 @@ impl Claude {
         let mut failure = None;
         let blocks = wire::each_block(msg.content, |block| {
             if failure.is_none()
-                && let Err(e) = self.block(&block, &msg, at_ms, name, sink)
+                && let Err(e) = self.block(&block, msg, at_ms, name, sink)
             {
                 failure = Some(e);
             }
@@ -492,6 +506,7 @@ impl Claude {
             }),
             duration_ms: ev.duration_ms.as_u64(),
             native_json: Some(line.bytes),
+            last_ms: None,
         })
     }
 

@@ -404,20 +404,22 @@ impl<'de> Visitor<'de> for DeltaSeed<'_> {
     }
 }
 
-/// An `assistant` or `user` line: what is around its content blocks.
+/// An `assistant` or `user` line: what is around its content blocks. The session log's
+/// records (`~/.claude/projects`) are the same messages in another envelope: camelCase
+/// keys, and the fields after `log` below.
 #[derive(Deserialize)]
 pub(super) struct Message<'a> {
     #[serde(borrow, default)]
     message: Option<MessageBody<'a>>,
     #[serde(borrow, default)]
     pub parent_tool_use_id: MaybeStr<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, alias = "sessionId")]
     pub session_id: MaybeStr<'a>,
     /// 2.1.x lines carry an RFC 3339 time.
     #[serde(borrow, default)]
     pub timestamp: MaybeStr<'a>,
     /// `user` lines (2.0.76+): the tool's structured output.
-    #[serde(borrow, default)]
+    #[serde(borrow, default, alias = "toolUseResult")]
     pub tool_use_result: Option<&'a RawValue>,
     /// `user` lines: `[{id, non_execution_kind}]` for calls that never ran.
     #[serde(borrow, default)]
@@ -426,6 +428,27 @@ pub(super) struct Message<'a> {
     pub message_id: Option<Cow<'a, str>>,
     #[serde(skip)]
     pub content: Option<&'a RawValue>,
+    // The session log's own fields.
+    #[serde(borrow, default, rename = "requestId")]
+    pub request_id: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    pub cwd: MaybeStr<'a>,
+    /// A sub-agent's message (inline in logs before 2.1, or in `subagents/` files).
+    #[serde(default, rename = "isSidechain")]
+    pub is_sidechain: Flag,
+    /// Not the user's words: a caveat, a command's expansion, a hook's context.
+    #[serde(default, rename = "isMeta")]
+    pub is_meta: Flag,
+    /// The summary `/compact` leaves as the first user message of what follows.
+    #[serde(default, rename = "isCompactSummary")]
+    pub is_compact_summary: Flag,
+    /// The CLI's own assistant message for a failed model call (`API Error: …`).
+    #[serde(default, rename = "isApiErrorMessage")]
+    pub is_api_error: Flag,
+    #[serde(skip)]
+    pub model: Option<Cow<'a, str>>,
+    #[serde(skip)]
+    pub usage: Option<MessageUsage>,
 }
 
 #[derive(Deserialize)]
@@ -434,6 +457,21 @@ struct MessageBody<'a> {
     id: MaybeStr<'a>,
     #[serde(borrow, default)]
     content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    model: MaybeStr<'a>,
+    #[serde(default)]
+    usage: Object<MessageUsage>,
+}
+
+/// An assistant message's `usage` in a session log: the counts of the response it is
+/// part of (each content block's line repeats them).
+#[derive(Deserialize, Default, Clone, Copy)]
+#[serde(default)]
+pub(super) struct MessageUsage {
+    pub input_tokens: Num,
+    pub output_tokens: Num,
+    pub cache_read_input_tokens: Num,
+    pub cache_creation_input_tokens: Num,
 }
 
 pub(super) fn read_message(line: &[u8]) -> Result<Message<'_>, serde_json::Error> {
@@ -441,6 +479,8 @@ pub(super) fn read_message(line: &[u8]) -> Result<Message<'_>, serde_json::Error
     if let Some(body) = msg.message.take() {
         msg.message_id = body.id.0;
         msg.content = body.content;
+        msg.model = body.model.0;
+        msg.usage = body.usage.0;
     }
     Ok(msg)
 }
@@ -486,6 +526,52 @@ pub(super) fn each_block<'a>(
     };
     let mut de = serde_json::Deserializer::from_str(content.get());
     EachElement::new(f).deserialize(&mut de)
+}
+
+/// A session log's title record: `summary` (`summary`), `ai-title` (`aiTitle`),
+/// `custom-title` (`customTitle`, the user's own).
+pub(super) fn read_title(line: &[u8]) -> Option<String> {
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Title<'a> {
+        #[serde(borrow)]
+        summary: MaybeStr<'a>,
+        #[serde(borrow, rename = "aiTitle")]
+        ai_title: MaybeStr<'a>,
+        #[serde(borrow, rename = "customTitle")]
+        custom_title: MaybeStr<'a>,
+        #[serde(borrow)]
+        title: MaybeStr<'a>,
+    }
+    let t: Title = crate::input::json::from_line(line).ok()?;
+    [t.custom_title, t.ai_title, t.title, t.summary]
+        .into_iter()
+        .find_map(|s| s.0)
+        .map(Cow::into_owned)
+}
+
+/// The words of a `user` message's content when they are the user's: a string, or text
+/// blocks (an image beside them counts as words); `None` when it holds tool results or
+/// no text.
+pub(super) fn user_words(content: &RawValue) -> Option<String> {
+    if let Ok(text) = crate::input::json::from_str::<Cow<'_, str>>(content.get()) {
+        return Some(text.into_owned());
+    }
+    let mut words: Option<String> = None;
+    let mut results = false;
+    each_block(Some(content), |block| match block.kind {
+        BlockKind::ToolResult => results = true,
+        BlockKind::Text => {
+            let words = words.get_or_insert_with(String::new);
+            if !words.is_empty() {
+                words.push('\n');
+            }
+            words.push_str(block.text.as_deref().unwrap_or(""));
+        }
+        _ => {}
+    })
+    .ok()?;
+    words.filter(|_| !results)
 }
 
 /// Whether `tool_result_meta` says the call `id` never ran (a permission rule).

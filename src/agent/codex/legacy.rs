@@ -278,6 +278,7 @@ fn task_complete<S: Sink>(codex: &mut Codex, msg: &Msg<'_>, sink: &mut S) -> any
         usage: codex.legacy_usage,
         duration_ms: None,
         native_json: None,
+        last_ms: None,
     });
     codex.reset();
     result

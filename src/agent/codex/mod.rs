@@ -26,6 +26,7 @@
 //! all; [`legacy`] reads it.
 
 mod legacy;
+pub(crate) mod rollout;
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -83,11 +84,11 @@ struct Line<'a> {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 pub(super) struct TurnUsage {
-    input_tokens: Num,
-    cached_input_tokens: Num,
-    cache_write_input_tokens: Num,
-    output_tokens: Num,
-    reasoning_output_tokens: Num,
+    pub(super) input_tokens: Num,
+    pub(super) cached_input_tokens: Num,
+    pub(super) cache_write_input_tokens: Num,
+    pub(super) output_tokens: Num,
+    pub(super) reasoning_output_tokens: Num,
 }
 
 impl TurnUsage {
@@ -379,6 +380,7 @@ impl Codex {
             usage: ev.usage.0.as_ref().map(TurnUsage::usage),
             duration_ms: None,
             native_json: None,
+            last_ms: None,
         });
         self.reset();
         result

@@ -187,6 +187,7 @@ impl Cursor {
                 session_id: sys.session_id.map(Cow::into_owned),
                 model: sys.model.map(Cow::into_owned),
                 cwd: sys.cwd.map(Cow::into_owned),
+                ..RunInfo::new(Agent::Cursor)
             }),
             Err(e) => {
                 sink.unreadable(unreadable!("system/init"), line.bytes, &e)?;
@@ -246,6 +247,7 @@ impl Cursor {
                     }),
                     duration_ms: ev.duration_ms(),
                     native_json,
+                    last_ms: None,
                 });
             }
             Err(e) => {

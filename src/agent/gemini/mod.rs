@@ -21,6 +21,8 @@
 //! | run end | `result`: `status:"error"` is a failure even when the CLI exits 0 (an empty or blocked model answer) |
 //! | final answer | the text after the last tool round: the stream has no final text, so it is kept while the run goes |
 
+pub(crate) mod chat;
+
 use std::borrow::Cow;
 
 use serde::Deserialize;
@@ -281,7 +283,7 @@ impl Gemini {
             agent: Agent::Gemini,
             session_id: ev.session_id.0.map(Cow::into_owned),
             model: ev.model.0.map(Cow::into_owned),
-            cwd: None,
+            ..RunInfo::new(Agent::Gemini)
         })
     }
 
@@ -391,6 +393,7 @@ impl Gemini {
             // Failed results say 0: no duration.
             duration_ms: stats.duration_ms.as_u64().filter(|&ms| ms > 0),
             native_json: None,
+            last_ms: None,
         };
         let result = sink.end_run(end);
         self.reset();

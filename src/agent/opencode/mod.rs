@@ -27,6 +27,9 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+pub(crate) mod db;
+pub(crate) mod log;
+
 use super::event::{
     Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass,
     ToolEndRaw, ToolStatus, Usage, Wants,
@@ -272,6 +275,7 @@ impl Dialect for OpenCode {
                 .zip(self.last_ms)
                 .map(|(a, b)| b.saturating_sub(a)),
             native_json: None,
+            last_ms: None,
         });
         self.reset();
         result

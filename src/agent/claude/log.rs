@@ -1,0 +1,516 @@
+//! Claude Code's session logs: `~/.claude/projects/<cwd-slug>/<session>.jsonl`
+//! (`$CLAUDE_CONFIG_DIR/projects`), one file per session, interactive sessions included.
+//! The notes are `../shared/spec/stores.md` §2.1 and the recorded fixtures'
+//! `tests/fixtures/recorded/STORES.md`.
+//!
+//! ```text
+//! {"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/w","sessionId":"…","version":"2.1.x","type":"user","message":{"role":"user","content":"<prompt>"},"uuid":"…","timestamp":"…"}
+//! {"parentUuid":"…",…,"message":{"id":"msg_…","model":"claude-…","content":[{"type":"text","text":"…"}],"usage":{…}},"requestId":"req_…","type":"assistant",…}
+//! {"parentUuid":"…",…,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_…","content":"…"}]},"toolUseResult":{…},…}
+//! ```
+//!
+//! The messages are the stream's (`assistant`, `user`), read by the stream's dialect
+//! ([`Claude`]); what differs is around them:
+//!
+//! | normalized | from |
+//! |---|---|
+//! | run start | a `user` message in the user's words: a prompt (a session is one run per prompt); not a tool result, not `isMeta` (caveats, a command's expansion), not `isCompactSummary`, not an interruption; a slash command starts one only when the model answers it |
+//! | text, thinking, tools | as in the stream (one line per content block; the tool result in the next `user` message) |
+//! | run end | the next prompt, or the end of the file: success when the run's last word was the model's text; failed when it was the CLI's `isApiErrorMessage` answer; no result when the log stops mid-turn (a tool call or its result last, an interruption) |
+//! | usage | each response's `message.usage`, once per `message.id` + `requestId` (every block's line repeats it; the largest is kept) |
+//! | final answer | the text of the run's last message |
+//!
+//! A sub-agent's messages (`isSidechain`) inline in the file (before 2.1) belong to the
+//! open `Task`/`Agent` call; a file that starts with them (`subagents/agent-*.jsonl`) is
+//! the sub-agent's own log, read as a session of its own.
+
+use std::borrow::Cow;
+use std::fmt::Display;
+use std::hash::{BuildHasher, RandomState};
+
+use super::wire::{self, MessageUsage};
+use super::{Claude, Dialect};
+use crate::agent::event::{
+    Agent, Event, Notice, NoticeKind, Outcome, RunEnd, RunInfo, ToolCall, ToolEndRaw, ToolKind,
+    Usage, Wants,
+};
+use crate::agent::{Class, RawLine, Sink};
+use crate::input::json::rfc3339_ms;
+use crate::input::peek::{Head, NameId};
+use crate::out::diag::{Unreadable, unreadable};
+
+pub(crate) struct ClaudeLog {
+    /// The messages' reading, shared with the stream's dialect.
+    inner: Claude,
+    state: State,
+    hasher: RandomState,
+}
+
+impl Default for ClaudeLog {
+    fn default() -> Self {
+        ClaudeLog {
+            inner: Claude::new(Agent::Claude),
+            state: State::default(),
+            hasher: RandomState::new(),
+        }
+    }
+}
+
+/// What the log says so far of the open run.
+#[derive(Default)]
+struct State {
+    last: Last,
+    /// The text of the run's last message so far (its final answer).
+    answer: Vec<u8>,
+    /// The response whose usage is being read: a hash of its `message.id` and `requestId`,
+    /// and the largest usage its lines gave.
+    response: Option<(u64, MessageUsage)>,
+    /// The run's usage, each response counted once.
+    usage: Option<Usage>,
+    /// The time of the run's last record.
+    last_ms: Option<u64>,
+    /// Whether the file is a sub-agent's own log (its first message is a sidechain's).
+    sidechain_file: Option<bool>,
+    /// The `Task`/`Agent` calls still open: inline sidechain messages belong to the last.
+    tasks: Vec<String>,
+    /// A slash command, waiting to see whether the model answers it.
+    command: Option<RunInfo>,
+}
+
+/// The run's last word, which says how it ended.
+#[derive(Default, Debug, Clone, PartialEq)]
+enum Last {
+    #[default]
+    Nothing,
+    /// The prompt, or a tool's result: the model's turn.
+    Waiting,
+    /// The model's text.
+    Text,
+    /// A tool call, not yet answered.
+    Tool,
+    /// The CLI's answer for a failed model call.
+    ApiError(String),
+    /// The user interrupted the turn.
+    Interrupted,
+}
+
+impl Dialect for ClaudeLog {
+    fn agent(&self) -> Agent {
+        Agent::Claude
+    }
+
+    fn classify(&self, name: NameId) -> Class {
+        match name {
+            NameId::USER | NameId::ASSISTANT => Class::message(Wants::ALL),
+            NameId::SYSTEM => Class::noise(Wants::NOTICES),
+            // Small and rare, and `sessions` shows them whatever it asked for.
+            NameId::SUMMARY | NameId::AI_TITLE | NameId::CUSTOM_TITLE => {
+                Class::message(Wants::NONE)
+            }
+            NameId::FILE_HISTORY_SNAPSHOT
+            | NameId::QUEUE_OPERATION
+            | NameId::ATTACHMENT
+            | NameId::PROGRESS
+            | NameId::LAST_PROMPT => Class::noise(Wants::NONE),
+            _ => Class::UNKNOWN,
+        }
+    }
+
+    fn decode<S: Sink>(
+        &mut self,
+        line: &RawLine<'_>,
+        head: &Head,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        match head.name {
+            NameId::USER | NameId::ASSISTANT => self.message_line(line, head.name, sink),
+            NameId::SYSTEM => self.system(line, head, sink),
+            NameId::SUMMARY | NameId::AI_TITLE | NameId::CUSTOM_TITLE => {
+                if let Some(title) = wire::read_title(line.bytes) {
+                    sink.title(None, &title);
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn reset(&mut self) {
+        self.inner.reset();
+        let sidechain_file = self.state.sidechain_file;
+        self.state = State {
+            sidechain_file,
+            ..State::default()
+        };
+    }
+
+    fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
+        self.end_run(sink)?;
+        self.reset();
+        Ok(())
+    }
+
+    fn start_afresh(&mut self) {
+        self.state.sidechain_file = None;
+    }
+}
+
+impl ClaudeLog {
+    fn message_line<S: Sink>(
+        &mut self,
+        line: &RawLine<'_>,
+        name: NameId,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        let what = if name == NameId::ASSISTANT {
+            unreadable!("assistant")
+        } else {
+            unreadable!("user")
+        };
+        let mut msg = match wire::read_message(line.bytes) {
+            Ok(msg) => msg,
+            Err(e) => return sink.unreadable(what, line.bytes, &e),
+        };
+        let at_ms = msg.timestamp.as_deref().and_then(rfc3339_ms);
+        let sidechain = msg.is_sidechain.0 == Some(true);
+        let sidechain_file = *self.state.sidechain_file.get_or_insert(sidechain);
+        // A sub-agent's messages inline in its parent's log: the open task's.
+        let nested = sidechain && !sidechain_file;
+        if nested {
+            let task = self.state.tasks.last().cloned();
+            msg.parent_tool_use_id.0 = Some(Cow::Owned(task.unwrap_or_default()));
+        }
+        if name == NameId::USER && !nested {
+            match said_by_user(&msg) {
+                Said::Prompt(prompt) => return self.prompt(&msg, prompt, at_ms, false, sink),
+                Said::Command(prompt) => return self.prompt(&msg, prompt, at_ms, true, sink),
+                Said::CommandOutput => {
+                    self.state.command = None;
+                    return Ok(());
+                }
+                Said::Interrupted => {
+                    self.open_command(sink)?;
+                    self.state.last = Last::Interrupted;
+                    self.seen(at_ms);
+                    return Ok(());
+                }
+                Said::Meta => {
+                    // A command's expansion: the model is asked, the command is a run.
+                    return self.open_command(sink);
+                }
+                Said::ToolResults => {}
+            }
+        }
+        self.open_command(sink)?;
+        if !sink.run_open() {
+            // A log cut at the front: its first run's prompt is gone.
+            sink.ensure_run(Agent::Claude)?;
+        }
+        self.seen(at_ms);
+        if name == NameId::ASSISTANT && !nested {
+            if let Some(model) = msg.model.as_deref().filter(|m| *m != "<synthetic>") {
+                sink.model_seen(model);
+            }
+            if msg.is_api_error.0 == Some(true) {
+                let text = msg.content.and_then(wire::first_text).unwrap_or_default();
+                self.state.last = Last::ApiError(text);
+                return Ok(());
+            }
+            self.count_usage(&msg);
+        }
+        let wants = sink.wants();
+        let mut tap = Tap {
+            sink,
+            state: &mut self.state,
+            wants,
+            nested,
+        };
+        self.inner.message(&msg, what, line, name, &mut tap)
+    }
+
+    /// A prompt: the open run ends, the prompt's starts (a slash command's when the
+    /// model answers it).
+    fn prompt<S: Sink>(
+        &mut self,
+        msg: &wire::Message<'_>,
+        prompt: String,
+        at_ms: Option<u64>,
+        command: bool,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        self.end_run(sink)?;
+        self.reset();
+        let info = RunInfo {
+            session_id: msg.session_id.as_deref().map(str::to_owned),
+            cwd: msg.cwd.as_deref().map(str::to_owned),
+            prompt: Some(prompt),
+            started_ms: at_ms,
+            ..RunInfo::new(Agent::Claude)
+        };
+        self.state.last_ms = at_ms;
+        if command {
+            self.state.command = Some(info);
+            return Ok(());
+        }
+        self.state.last = Last::Waiting;
+        sink.start_run(info)
+    }
+
+    /// The model answers a slash command: it is a run.
+    fn open_command<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
+        match self.state.command.take() {
+            Some(info) => {
+                self.state.last = Last::Waiting;
+                sink.start_run(info)
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn system<S: Sink>(
+        &mut self,
+        line: &RawLine<'_>,
+        head: &Head,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        if !sink.run_open() || !sink.wants().has(Wants::NOTICES) {
+            return Ok(());
+        }
+        let Some(subtype) = head.subtype(line.bytes) else {
+            return Ok(());
+        };
+        let (kind, text) = match &*subtype {
+            "api_error" => (NoticeKind::Retry, "API error: retrying"),
+            "compact_boundary" => (NoticeKind::Warning, "The conversation was compacted"),
+            _ => return Ok(()),
+        };
+        sink.event(Event::Notice(&Notice {
+            kind,
+            text: Cow::Borrowed(text),
+        }))
+    }
+
+    fn seen(&mut self, at_ms: Option<u64>) {
+        if at_ms.is_some() {
+            self.state.last_ms = at_ms.max(self.state.last_ms);
+        }
+    }
+
+    /// A response's usage, once: every line of it repeats it (the last may be larger).
+    fn count_usage(&mut self, msg: &wire::Message<'_>) {
+        let Some(usage) = msg.usage else {
+            return;
+        };
+        let key = self.hasher.hash_one((
+            msg.message_id.as_deref().unwrap_or(""),
+            msg.request_id.as_deref().unwrap_or(""),
+        ));
+        match &mut self.state.response {
+            Some((k, kept)) if *k == key => {
+                if total(&usage) > total(kept) {
+                    *kept = usage;
+                }
+            }
+            response => {
+                if let Some((_, done)) = response.replace((key, usage)) {
+                    add_usage(&mut self.state.usage, &done);
+                }
+            }
+        }
+    }
+
+    /// The open run ends as its last word says.
+    fn end_run<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
+        self.state.command = None;
+        if !sink.run_open() {
+            return Ok(());
+        }
+        if let Some((_, done)) = self.state.response.take() {
+            add_usage(&mut self.state.usage, &done);
+        }
+        let outcome = match std::mem::take(&mut self.state.last) {
+            Last::Text => Outcome::Succeeded,
+            Last::ApiError(text) => Outcome::Failed {
+                reason: if text.is_empty() {
+                    "the model call failed".to_string()
+                } else {
+                    text
+                },
+            },
+            Last::Nothing | Last::Waiting | Last::Tool | Last::Interrupted => Outcome::NoEnd,
+        };
+        let final_text = (outcome == Outcome::Succeeded).then_some(self.state.answer.as_slice());
+        sink.end_run(RunEnd {
+            outcome,
+            final_text,
+            usage: self.state.usage.take(),
+            last_ms: self.state.last_ms,
+            ..RunEnd::unfinished()
+        })
+    }
+}
+
+fn total(u: &MessageUsage) -> u64 {
+    [
+        u.input_tokens,
+        u.output_tokens,
+        u.cache_read_input_tokens,
+        u.cache_creation_input_tokens,
+    ]
+    .iter()
+    .filter_map(|n| n.as_u64())
+    .sum()
+}
+
+fn add_usage(sum: &mut Option<Usage>, u: &MessageUsage) {
+    sum.get_or_insert_with(Usage::default).add(&Usage {
+        input: u.input_tokens.as_u64().unwrap_or(0),
+        output: u.output_tokens.as_u64().unwrap_or(0),
+        cache_read: u.cache_read_input_tokens.as_u64().unwrap_or(0),
+        cache_write: u.cache_creation_input_tokens.as_u64().unwrap_or(0),
+        reasoning: None,
+        cost_usd: None,
+    });
+}
+
+/// What a `user` message is.
+enum Said {
+    /// The user's words: a run starts.
+    Prompt(String),
+    /// A slash command (`<command-name>/x</command-name>…`): a run if the model answers.
+    Command(String),
+    /// A local command's output or caveat: no run.
+    CommandOutput,
+    /// `[Request interrupted by user…]`.
+    Interrupted,
+    /// Not the user's words (`isMeta`, `isCompactSummary`).
+    Meta,
+    /// Tool results (or nothing the user said).
+    ToolResults,
+}
+
+fn said_by_user(msg: &wire::Message<'_>) -> Said {
+    if msg.is_meta.0 == Some(true) || msg.is_compact_summary.0 == Some(true) {
+        return Said::Meta;
+    }
+    let Some(text) = msg.content.and_then(wire::user_words) else {
+        return Said::ToolResults;
+    };
+    let start = text.trim_start();
+    if start.starts_with("[Request interrupted by user") {
+        Said::Interrupted
+    } else if start.starts_with("<local-command-") {
+        Said::CommandOutput
+    } else if start.starts_with("<command-name>") || start.starts_with("<command-message>") {
+        Said::Command(text)
+    } else {
+        Said::Prompt(text)
+    }
+}
+
+/// The sink the messages are read into: it watches the run's last word and its answer,
+/// and passes on what the view asked for (the reading is asked for text and tools too,
+/// which say how the run ends).
+struct Tap<'s, S> {
+    sink: &'s mut S,
+    state: &'s mut State,
+    /// What the view wants.
+    wants: Wants,
+    /// A sub-agent's message: its text is not the run's.
+    nested: bool,
+}
+
+impl<S: Sink> Sink for Tap<'_, S> {
+    fn wants(&self) -> Wants {
+        self.wants | Wants::TEXT | Wants::TOOLS
+    }
+
+    fn run_open(&self) -> bool {
+        self.sink.run_open()
+    }
+
+    fn start_run(&mut self, info: RunInfo) -> anyhow::Result<()> {
+        self.sink.start_run(info)
+    }
+
+    fn ensure_run(&mut self, agent: Agent) -> anyhow::Result<()> {
+        self.sink.ensure_run(agent)
+    }
+
+    fn session_seen(&mut self, id: &str) {
+        self.sink.session_seen(id)
+    }
+
+    fn model_seen(&mut self, model: &str) {
+        self.sink.model_seen(model)
+    }
+
+    fn event(&mut self, ev: Event<'_>) -> anyhow::Result<()> {
+        match ev {
+            Event::Text(text) if !self.nested => {
+                if !text.is_empty() {
+                    self.state.last = Last::Text;
+                }
+                if self.wants.intersects(Wants::FINAL | Wants::TEXT) {
+                    self.state.answer.extend_from_slice(text);
+                }
+                if !self.wants.has(Wants::TEXT) {
+                    return Ok(());
+                }
+            }
+            Event::Segment => {
+                self.state.answer.clear();
+                if !self.wants.has(Wants::TEXT) {
+                    return Ok(());
+                }
+            }
+            _ => {}
+        }
+        self.sink.event(ev)
+    }
+
+    fn tool_started(&mut self, call: ToolCall<'_>) -> anyhow::Result<()> {
+        if !self.nested {
+            self.state.last = Last::Tool;
+            if call.kind == ToolKind::Task
+                && let Some(id) = call.id.as_deref()
+            {
+                self.state.tasks.push(id.to_owned());
+            }
+        }
+        if self.wants.has(Wants::TOOLS) {
+            self.sink.tool_started(call)?;
+        }
+        Ok(())
+    }
+
+    fn tool_ended(&mut self, end: ToolEndRaw<'_>) -> anyhow::Result<()> {
+        if !self.nested {
+            self.state.last = Last::Waiting;
+            if let Some(id) = end.call.id.as_deref() {
+                self.state.tasks.retain(|t| t != id);
+            }
+        }
+        if self.wants.has(Wants::TOOLS) {
+            self.sink.tool_ended(end)?;
+        }
+        Ok(())
+    }
+
+    fn end_run(&mut self, end: RunEnd<'_>) -> anyhow::Result<()> {
+        self.sink.end_run(end)
+    }
+
+    fn terminal(&mut self, reached: bool) {
+        self.sink.terminal(reached)
+    }
+
+    fn unreadable(
+        &mut self,
+        what: Unreadable,
+        line: &[u8],
+        err: &dyn Display,
+    ) -> anyhow::Result<()> {
+        self.sink.unreadable(what, line, err)
+    }
+}

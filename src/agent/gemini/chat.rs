@@ -1,0 +1,531 @@
+//! Gemini CLI's session logs: `~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl`
+//! (0.39 on; `GEMINI_CLI_HOME` replaces `~`). An append-only replay log of the chat.
+//! Notes: `../shared/spec/stores.md` §2.3, `tests/fixtures/recorded/STORES.md`.
+//!
+//! ```text
+//! {"sessionId":"…","projectHash":"…","startTime":"…","lastUpdated":"…","kind":"main"}
+//! {"$set":{"messages":[…]}}                       the history, rewritten (start, resume, a failed prompt dropped)
+//! {"id":"…","timestamp":"…","type":"user","content":[{"text":"<prompt>"}]}
+//! {"$set":{"lastUpdated":"…"}}
+//! {"id":"<m>","timestamp":"…","type":"gemini","content":"…","thoughts":[…],"tokens":{…},"model":"…"}
+//! {"id":"<m>",…,"toolCalls":[{"id","name","args","result":[{"functionResponse":…}],"status":"success"|"error"|"cancelled"}]}
+//! {"id":"…","type":"user","content":[{"functionResponse":…}]}    the results, sent back
+//! {"$rewindTo":"<id>"}
+//! ```
+//!
+//! | normalized | from |
+//! |---|---|
+//! | run start | a `user` message with text (not the `functionResponse`s that carry results back) |
+//! | text, thinking | a `gemini` message's `content` (a segment each) and its `thoughts` |
+//! | tool calls | a `gemini` message's `toolCalls`, each with its result and status (a call the policy denied is a rejection) |
+//! | notices | `info`, `warning`, `error` messages; a `$rewindTo` |
+//! | run end | the next prompt, or the end of the log: success when the model's text came last; failed when an `error` message came, or when the CLI dropped the prompt from the history (a `$set` of the messages without it: what a failed model call leaves); else no result |
+//! | usage | each `gemini` message's `tokens` (`input` counts `cached`; `thoughts` are part of the output) |
+//!
+//! A message is written again with the same id when its tool calls or tokens arrive: the
+//! last one wins. So each message is held (a copy of its line) until a record with
+//! another id comes, and read then. The history inside a `$set` (a resumed session's
+//! restored messages) is never read as new messages.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::agent::event::{
+    Agent, Effect, Event, Notice, NoticeKind, Outcome, RunEnd, RunInfo, StatusClass, ToolEndRaw,
+    ToolStatus, Usage, Wants,
+};
+use crate::agent::tools;
+use crate::agent::{Class, Dialect, RawLine, Sink};
+use crate::input::json::{MaybeStr, rfc3339_ms};
+use crate::input::lenient::{Num, Object};
+use crate::input::peek::{Head, NameId};
+use crate::out::diag::Unreadable;
+
+#[derive(Default)]
+pub(crate) struct Chat {
+    session: Option<String>,
+    /// The message held until a record with another id comes: its id and its line.
+    held_id: Option<String>,
+    held: Vec<u8>,
+    /// The open run's prompt's id, and what its last word was.
+    prompt_id: Option<String>,
+    last: Last,
+    error: Option<String>,
+    /// The text of the run's last message.
+    answer: Vec<u8>,
+    usage: Option<Usage>,
+    last_ms: Option<u64>,
+}
+
+#[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
+enum Last {
+    #[default]
+    Waiting,
+    Text,
+    Tool,
+}
+
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(borrow, default)]
+    id: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    timestamp: MaybeStr<'a>,
+    #[serde(rename = "type", borrow, default)]
+    kind: MaybeStr<'a>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    thoughts: Option<Vec<Thought<'a>>>,
+    #[serde(borrow, default)]
+    model: MaybeStr<'a>,
+    #[serde(default)]
+    tokens: Object<Tokens>,
+    #[serde(rename = "toolCalls", borrow, default)]
+    tool_calls: Option<Vec<ToolCallRecord<'a>>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Thought<'a> {
+    #[serde(borrow)]
+    subject: MaybeStr<'a>,
+    #[serde(borrow)]
+    description: MaybeStr<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Tokens {
+    input: Num,
+    output: Num,
+    cached: Num,
+    thoughts: Num,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ToolCallRecord<'a> {
+    #[serde(borrow)]
+    id: MaybeStr<'a>,
+    #[serde(borrow)]
+    name: MaybeStr<'a>,
+    #[serde(borrow)]
+    args: Option<&'a RawValue>,
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow)]
+    status: MaybeStr<'a>,
+    #[serde(borrow)]
+    timestamp: MaybeStr<'a>,
+    #[serde(rename = "resultDisplay", borrow)]
+    result_display: Option<&'a RawValue>,
+}
+
+/// A part of a message's content.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Part<'a> {
+    #[serde(borrow)]
+    text: MaybeStr<'a>,
+    #[serde(rename = "functionResponse", borrow)]
+    function_response: Option<&'a RawValue>,
+}
+
+/// A line without `type`: the session's first record, or a change of it.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Untyped<'a> {
+    #[serde(rename = "sessionId", borrow)]
+    session_id: MaybeStr<'a>,
+    #[serde(rename = "$set", borrow)]
+    set: Option<Set<'a>>,
+    #[serde(rename = "$rewindTo", borrow)]
+    rewind_to: MaybeStr<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Set<'a> {
+    #[serde(rename = "sessionId", borrow)]
+    session_id: MaybeStr<'a>,
+    #[serde(borrow)]
+    summary: MaybeStr<'a>,
+    #[serde(borrow)]
+    messages: Option<Vec<Id<'a>>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Id<'a> {
+    #[serde(borrow)]
+    id: MaybeStr<'a>,
+}
+
+impl Dialect for Chat {
+    fn agent(&self) -> Agent {
+        Agent::Gemini
+    }
+
+    fn classify(&self, name: NameId) -> Class {
+        match name {
+            NameId::USER | NameId::GEMINI | NameId::INFO | NameId::WARNING | NameId::ERROR => {
+                Class::message(Wants::ALL)
+            }
+            _ => Class::UNKNOWN,
+        }
+    }
+
+    fn decode<S: Sink>(
+        &mut self,
+        line: &RawLine<'_>,
+        head: &Head,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        let id = match crate::input::json::from_line::<Id>(line.bytes) {
+            Ok(m) => m.id.0.map(Cow::into_owned),
+            Err(e) => return sink.unreadable(Unreadable::of(head.name), line.bytes, &e),
+        };
+        if id.is_none() || id != self.held_id {
+            self.flush(sink)?;
+        }
+        self.held_id = id;
+        self.held.clear();
+        self.held.extend_from_slice(line.bytes);
+        Ok(())
+    }
+
+    fn untyped<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> anyhow::Result<bool> {
+        let Ok(record) = crate::input::json::from_line::<Untyped>(line.bytes) else {
+            return Ok(false);
+        };
+        if let Some(set) = &record.set {
+            // `lastUpdated` alone sits between a message and its second writing.
+            if set.messages.is_none() && set.session_id.0.is_none() && set.summary.0.is_none() {
+                return Ok(true);
+            }
+        }
+        self.flush(sink)?;
+        if let Some(id) = record.session_id.0 {
+            // The session's first record, written again by each invocation that resumes
+            // it: what was open did not go on.
+            self.end(sink)?;
+            self.session = Some(id.into_owned());
+        }
+        if let Some(id) = record.set.as_ref().and_then(|s| s.session_id.0.clone()) {
+            self.session = Some(id.into_owned());
+        }
+        if let Some(set) = record.set {
+            if let Some(summary) = set.summary.as_deref() {
+                sink.title(self.session.as_deref(), summary);
+            }
+            // The history rewritten without the open run's prompt, which nothing answered
+            // yet: it failed.
+            if let (Some(messages), Some(prompt)) = (&set.messages, &self.prompt_id)
+                && sink.run_open()
+                && self.last == Last::Waiting
+                && !messages
+                    .iter()
+                    .any(|m| m.id.as_deref() == Some(prompt.as_str()))
+            {
+                self.error.get_or_insert_with(|| {
+                    "the model call failed (Gemini CLI dropped the prompt from the history)"
+                        .to_string()
+                });
+            }
+        }
+        if let Some(to) = record.rewind_to.as_deref()
+            && sink.run_open()
+            && sink.wants().has(Wants::NOTICES)
+        {
+            sink.event(Event::Notice(&Notice {
+                kind: NoticeKind::Warning,
+                text: Cow::Owned(format!("The chat was rewound to message {to}")),
+            }))?;
+        }
+        Ok(true)
+    }
+
+    fn reset(&mut self) {
+        self.prompt_id = None;
+        self.last = Last::Waiting;
+        self.error = None;
+        self.answer.clear();
+        self.usage = None;
+        self.last_ms = None;
+    }
+
+    fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
+        self.flush(sink)?;
+        self.end(sink)
+    }
+
+    fn start_afresh(&mut self) {
+        *self = Chat::default();
+    }
+}
+
+impl Chat {
+    /// Reads the held message: no record with its id can come any more.
+    fn flush<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        let held = std::mem::take(&mut self.held);
+        self.held_id = None;
+        let result = self.message(&held, sink);
+        self.held = held;
+        self.held.clear();
+        result
+    }
+
+    fn message<S: Sink>(&mut self, line: &[u8], sink: &mut S) -> anyhow::Result<()> {
+        let msg: Message = match crate::input::json::from_line(line) {
+            Ok(m) => m,
+            Err(e) => return sink.unreadable(Unreadable::of(NameId::GEMINI), line, &e),
+        };
+        let at_ms = msg.timestamp.as_deref().and_then(rfc3339_ms);
+        match msg.kind.as_deref().unwrap_or("") {
+            "user" => {
+                let (words, results) = parts(msg.content);
+                if results || words.is_none() {
+                    self.seen(at_ms, sink);
+                    return Ok(());
+                }
+                self.end(sink)?;
+                self.prompt_id = msg.id.0.map(Cow::into_owned);
+                self.last_ms = at_ms;
+                sink.start_run(RunInfo {
+                    session_id: self.session.clone(),
+                    prompt: words,
+                    started_ms: at_ms,
+                    ..RunInfo::new(Agent::Gemini)
+                })
+            }
+            "gemini" => self.answer(msg, at_ms, sink),
+            kind @ ("info" | "warning" | "error") => {
+                if !sink.run_open() {
+                    return Ok(());
+                }
+                self.seen(at_ms, sink);
+                let (text, _) = parts(msg.content);
+                let text = text.unwrap_or_default();
+                if kind == "error" {
+                    self.error.get_or_insert_with(|| text.clone());
+                }
+                if sink.wants().has(Wants::NOTICES) {
+                    let kind = match kind {
+                        "error" => NoticeKind::Error,
+                        "warning" => NoticeKind::Warning,
+                        _ => NoticeKind::Warning,
+                    };
+                    sink.event(Event::Notice(&Notice {
+                        kind,
+                        text: Cow::Owned(text),
+                    }))?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn seen<S: Sink>(&mut self, at_ms: Option<u64>, sink: &S) {
+        if sink.run_open() && at_ms.is_some() {
+            self.last_ms = at_ms.max(self.last_ms);
+        }
+    }
+
+    /// A `gemini` message: its thoughts, its text, its tool calls and their results.
+    fn answer<S: Sink>(
+        &mut self,
+        msg: Message<'_>,
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        if !sink.run_open() {
+            sink.ensure_run(Agent::Gemini)?;
+        }
+        self.seen(at_ms, sink);
+        if let Some(model) = msg.model.as_deref() {
+            sink.model_seen(model);
+        }
+        if let Some(t) = &msg.tokens.0 {
+            let cached = t.cached.as_u64().unwrap_or(0);
+            let thoughts = t.thoughts.as_u64().unwrap_or(0);
+            self.usage.get_or_insert_with(Usage::default).add(&Usage {
+                input: t.input.as_u64().unwrap_or(0).saturating_sub(cached),
+                output: t.output.as_u64().unwrap_or(0) + thoughts,
+                cache_read: cached,
+                cache_write: 0,
+                reasoning: Some(thoughts),
+                cost_usd: None,
+            });
+        }
+        let wants = sink.wants();
+        if wants.has(Wants::THINKING) {
+            let thoughts = msg.thoughts.unwrap_or_default();
+            let n = thoughts.len();
+            for (i, t) in thoughts.iter().enumerate() {
+                let mut text = String::new();
+                if wants.has(Wants::THINKING_TEXT) {
+                    if let Some(s) = t.subject.as_deref().filter(|s| !s.is_empty()) {
+                        text.push_str(s);
+                        text.push_str(": ");
+                    }
+                    text.push_str(t.description.as_deref().unwrap_or(""));
+                    if i + 1 < n {
+                        text.push('\n');
+                    }
+                }
+                sink.event(Event::Thinking {
+                    text: text.as_bytes(),
+                    done: i + 1 == n,
+                })?;
+            }
+        }
+        let (text, _) = parts(msg.content);
+        let text = text.unwrap_or_default();
+        if !text.is_empty() {
+            self.last = Last::Text;
+            self.answer.clear();
+            self.answer.extend_from_slice(text.as_bytes());
+            if wants.has(Wants::TEXT) {
+                sink.event(Event::Segment)?;
+                sink.event(Event::Text(text.as_bytes()))?;
+            }
+        }
+        let calls = msg.tool_calls.unwrap_or_default();
+        if !calls.is_empty() {
+            self.last = Last::Tool;
+        }
+        if !wants.has(Wants::TOOLS) {
+            return Ok(());
+        }
+        for c in calls {
+            let name = c.name.0.clone().unwrap_or(Cow::Borrowed("unknown"));
+            let mut call = tools::call(c.id.0.clone(), name, c.args, wants);
+            call.at_ms = c.timestamp.as_deref().and_then(rfc3339_ms);
+            sink.tool_started(call.clone())?;
+            let response = c.result.and_then(response_of);
+            let error = response.as_ref().and_then(|r| r.error.clone());
+            let status = match c.status.as_deref() {
+                Some("success") => ToolStatus::success(),
+                Some(word) => {
+                    let denied = error
+                        .as_deref()
+                        .is_some_and(|e| e.contains("denied by policy"));
+                    let class = if denied || word == "cancelled" {
+                        StatusClass::Rejected
+                    } else {
+                        StatusClass::Failed
+                    };
+                    ToolStatus::new(
+                        if denied {
+                            "rejected".to_string()
+                        } else {
+                            word.to_string()
+                        },
+                        class,
+                    )
+                }
+                None => ToolStatus::unknown(),
+            };
+            let effect = if wants.has(Wants::TOOL_DETAILS) {
+                Effect {
+                    error: error.filter(|_| status.class != StatusClass::Ok),
+                    ..Effect::default()
+                }
+            } else {
+                Effect::default()
+            };
+            sink.tool_ended(ToolEndRaw {
+                call,
+                status,
+                result: c
+                    .result_display
+                    .or(c.result)
+                    .filter(|_| wants.has(Wants::TOOL_RAW))
+                    .map(Cow::Borrowed),
+                effect,
+                ended_ms: None,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The open run ends as its last word says.
+    fn end<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
+        if !sink.run_open() {
+            self.reset();
+            return Ok(());
+        }
+        let outcome = match self.error.take() {
+            Some(reason) => Outcome::Failed { reason },
+            None if self.last == Last::Text => Outcome::Succeeded,
+            None => Outcome::NoEnd,
+        };
+        let answer = std::mem::take(&mut self.answer);
+        let final_text = (outcome == Outcome::Succeeded && sink.wants().has(Wants::FINAL))
+            .then_some(answer.as_slice());
+        let result = sink.end_run(RunEnd {
+            final_text,
+            usage: self.usage.take(),
+            last_ms: self.last_ms,
+            ..RunEnd {
+                outcome,
+                ..RunEnd::unfinished()
+            }
+        });
+        self.answer = answer;
+        self.reset();
+        result
+    }
+}
+
+/// A message's content: its words (text parts, or the string), and whether it carries
+/// function responses.
+fn parts(content: Option<&RawValue>) -> (Option<String>, bool) {
+    let Some(content) = content else {
+        return (None, false);
+    };
+    if let Ok(text) = crate::input::json::from_str::<Cow<'_, str>>(content.get()) {
+        return (Some(text.into_owned()), false);
+    }
+    let parts: Vec<Part> = crate::input::json::from_str(content.get()).unwrap_or_default();
+    let results = parts.iter().any(|p| p.function_response.is_some());
+    let words: Vec<&str> = parts.iter().filter_map(|p| p.text.as_deref()).collect();
+    ((!words.is_empty()).then(|| words.concat()), results)
+}
+
+/// A call's result: `[{"functionResponse":{"response":{"output"|"error":…}}}]`.
+struct Response {
+    error: Option<String>,
+}
+
+fn response_of(result: &RawValue) -> Option<Response> {
+    #[derive(Deserialize)]
+    struct Item<'a> {
+        #[serde(rename = "functionResponse", borrow, default)]
+        function_response: Option<Fr<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct Fr<'a> {
+        #[serde(borrow, default)]
+        response: Option<R<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct R<'a> {
+        #[serde(borrow, default)]
+        error: MaybeStr<'a>,
+    }
+    let items: Vec<Item> = crate::input::json::from_str(result.get()).ok()?;
+    let error = items
+        .into_iter()
+        .filter_map(|i| i.function_response?.response?.error.0)
+        .next()
+        .map(Cow::into_owned);
+    Some(Response { error })
+}

@@ -1,0 +1,509 @@
+//! Finding sessions: each agent's store (honouring the variable that moves it), listed
+//! for `--from`, chosen by `--since`, `--until` and `--project`, or looked up by a
+//! session id's prefix.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::agent::event::Agent;
+use crate::input::{Input, Pick};
+
+/// Which sessions `--since`, `--until` and `--project` keep: those active in the window
+/// (the last change at or after `since`, the start at or before `until`) whose working
+/// directory is `project` or below.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Window {
+    pub since_ms: Option<i64>,
+    pub until_ms: Option<i64>,
+    /// Absolute.
+    pub project: Option<PathBuf>,
+}
+
+impl Window {
+    pub(crate) fn is_open(&self) -> bool {
+        *self == Window::default()
+    }
+
+    fn pick(&self, id: Option<String>) -> Pick {
+        Pick {
+            id,
+            since_ms: self.since_ms,
+            until_ms: self.until_ms,
+            project: self.project.clone(),
+        }
+    }
+}
+
+/// A session log found in a store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Found {
+    pub agent: Agent,
+    pub input: Input,
+    /// The session id the file's name gives (a database holds many: `None`).
+    pub id: Option<String>,
+    /// When it started, as far as the name or the file tells (epoch ms).
+    pub started_ms: i64,
+}
+
+/// Every session log of `agents` in the window, oldest first.
+pub(crate) fn find(agents: &[Agent], window: &Window) -> Vec<Found> {
+    let mut found = Vec::new();
+    for &agent in agents {
+        for f in files(agent) {
+            if keep(&f, window) {
+                found.push(f);
+            }
+        }
+    }
+    found.sort_by(|a, b| {
+        (a.started_ms, input_path(&a.input)).cmp(&(b.started_ms, input_path(&b.input)))
+    });
+    found
+}
+
+/// The session whose id starts with `prefix`, in any agent's store: its log, or why
+/// there is none (no such session, or several).
+pub(crate) fn lookup(prefix: &str) -> Result<Input, String> {
+    let mut hits: Vec<(Agent, String, Input)> = Vec::new();
+    for agent in STORE_AGENTS {
+        for f in files(agent) {
+            match (&f.input, &f.id) {
+                (Input::Database { path, .. }, _) => {
+                    for id in crate::stores::open::database_sessions(path, prefix) {
+                        let pick = Pick {
+                            id: Some(id.clone()),
+                            ..Pick::default()
+                        };
+                        hits.push((
+                            agent,
+                            id,
+                            Input::Database {
+                                path: path.clone(),
+                                pick,
+                            },
+                        ));
+                    }
+                }
+                (input, Some(id)) if id.starts_with(prefix) || prefix.starts_with(id.as_str()) => {
+                    // Gemini names a file by the first 8 characters of its id only.
+                    let full = match input {
+                        Input::Path(path) if agent == Agent::Gemini => {
+                            gemini_session_id(path).unwrap_or_else(|| id.clone())
+                        }
+                        _ => id.clone(),
+                    };
+                    if full.starts_with(prefix) {
+                        hits.push((agent, full, input.clone()));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    hits.dedup_by(|a, b| a.1 == b.1 && a.2 == b.2);
+    match hits.len() {
+        1 => Ok(hits.pop().map(|h| h.2).unwrap_or(Input::Stdin)),
+        0 => Err(format!(
+            "no such file, and no session whose id starts with `{prefix}`"
+        )),
+        n => {
+            let mut msg = format!("`{prefix}` starts {n} session ids; give more of it:");
+            for (agent, id, input) in hits.iter().take(10) {
+                msg.push_str(&format!("\n  {agent:8} {id}  {}", input.name()));
+            }
+            if n > 10 {
+                msg.push_str(&format!("\n  … and {} more", n - 10));
+            }
+            Err(msg)
+        }
+    }
+}
+
+/// The agents that keep session logs this tool reads.
+pub(crate) const STORE_AGENTS: [Agent; 6] = [
+    Agent::Claude,
+    Agent::Codex,
+    Agent::Gemini,
+    Agent::Qwen,
+    Agent::OpenCode,
+    Agent::Cursor,
+];
+
+fn input_path(input: &Input) -> Option<&Path> {
+    match input {
+        Input::Path(p) | Input::Database { path: p, .. } => Some(p),
+        Input::Stdin => None,
+    }
+}
+
+fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(std::env::home_dir)
+}
+
+fn env_dir(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// Every session log of one agent, unfiltered.
+fn files(agent: Agent) -> Vec<Found> {
+    match agent {
+        Agent::Claude => claude(),
+        Agent::Codex => codex(),
+        Agent::Gemini => gemini(),
+        Agent::Qwen => qwen(),
+        Agent::OpenCode => opencode(),
+        Agent::Cursor => cursor(),
+    }
+}
+
+/// `projects/` directories: each entry of `CLAUDE_CONFIG_DIR` (a list, as ccusage reads
+/// it; an entry may be the `projects/` folder itself), else `~/.claude` and
+/// `$XDG_CONFIG_HOME/claude`.
+fn claude_projects() -> Vec<PathBuf> {
+    let roots: Vec<PathBuf> = match std::env::var("CLAUDE_CONFIG_DIR") {
+        Ok(list) if !list.trim().is_empty() => list
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .collect(),
+        _ => {
+            let config = env_dir("XDG_CONFIG_HOME").or_else(|| home().map(|h| h.join(".config")));
+            home()
+                .map(|h| h.join(".claude"))
+                .into_iter()
+                .chain(config.map(|c| c.join("claude")))
+                .collect()
+        }
+    };
+    let mut dirs = Vec::new();
+    for root in roots {
+        let dir = if root.file_name().is_some_and(|n| n == "projects") {
+            root
+        } else {
+            root.join("projects")
+        };
+        let canonical = fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
+        if dir.is_dir()
+            && !dirs
+                .iter()
+                .any(|(c, _): &(PathBuf, PathBuf)| *c == canonical)
+        {
+            dirs.push((canonical, dir));
+        }
+    }
+    dirs.into_iter().map(|(_, d)| d).collect()
+}
+
+fn claude() -> Vec<Found> {
+    let mut found = Vec::new();
+    for projects in claude_projects() {
+        for project in subdirs(&projects) {
+            for path in files_in(&project, |n| n.ends_with(".jsonl")) {
+                let id = stem(&path, ".jsonl");
+                found.push(session(Agent::Claude, path, id, None));
+            }
+        }
+    }
+    found
+}
+
+fn codex() -> Vec<Found> {
+    let Some(root) = env_dir("CODEX_HOME").or_else(|| home().map(|h| h.join(".codex"))) else {
+        return Vec::new();
+    };
+    let mut found: Vec<Found> = Vec::new();
+    let mut names = std::collections::HashSet::new();
+    for sub in ["sessions", "archived_sessions"] {
+        let mut paths = Vec::new();
+        walk(&root.join(sub), 4, &mut paths);
+        paths.retain(|p| {
+            name_of(p).is_some_and(|n| {
+                n.starts_with("rollout-") && (n.ends_with(".jsonl") || n.ends_with(".jsonl.zst"))
+            })
+        });
+        // A plain rollout wins over its compressed sibling; `sessions/` over the archive.
+        paths.sort_by_key(|p| name_of(p).is_some_and(|n| n.ends_with(".zst")));
+        for path in paths {
+            let name = name_of(&path).unwrap_or_default();
+            let base = name.trim_end_matches(".zst").to_string();
+            if !names.insert(base.clone()) {
+                continue;
+            }
+            let stem = base.trim_end_matches(".jsonl");
+            // rollout-YYYY-MM-DDThh-mm-ss-<uuid>
+            let id = (stem.len() > 36).then(|| stem[stem.len() - 36..].to_string());
+            let started = stem
+                .strip_prefix("rollout-")
+                .and_then(|s| s.get(..19))
+                .and_then(name_time);
+            found.push(session(Agent::Codex, path, id, started));
+        }
+    }
+    found
+}
+
+fn gemini() -> Vec<Found> {
+    let Some(home) = env_dir("GEMINI_CLI_HOME").or_else(home) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for project in subdirs(&home.join(".gemini").join("tmp")) {
+        let chats = project.join("chats");
+        for path in files_in(&chats, |n| {
+            n.starts_with("session-") && n.ends_with(".jsonl")
+        }) {
+            // session-YYYY-MM-DDTHH-MM-<id8>.jsonl
+            let stem = stem(&path, ".jsonl").unwrap_or_default();
+            let rest = stem.strip_prefix("session-").unwrap_or(&stem);
+            let id = rest.rsplit('-').next().map(str::to_string);
+            let started = rest.get(..16).and_then(name_time);
+            found.push(session(Agent::Gemini, path, id, started));
+        }
+    }
+    found
+}
+
+fn qwen() -> Vec<Found> {
+    let Some(root) = env_dir("QWEN_RUNTIME_DIR").or_else(|| home().map(|h| h.join(".qwen"))) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for project in subdirs(&root.join("projects")) {
+        for path in files_in(&project.join("chats"), |n| n.ends_with(".jsonl")) {
+            let id = stem(&path, ".jsonl");
+            found.push(session(Agent::Qwen, path, id, None));
+        }
+    }
+    found
+}
+
+fn opencode() -> Vec<Found> {
+    let Some(data) = env_dir("XDG_DATA_HOME").or_else(|| home().map(|h| h.join(".local/share")))
+    else {
+        return Vec::new();
+    };
+    let dir = data.join("opencode");
+    files_in(&dir, |n| {
+        n == "opencode.db" || (n.starts_with("opencode-") && n.ends_with(".db"))
+    })
+    .into_iter()
+    .map(|path| {
+        let started = modified_ms(&path);
+        Found {
+            agent: Agent::OpenCode,
+            input: Input::Database {
+                path,
+                pick: Pick::default(),
+            },
+            id: None,
+            started_ms: started,
+        }
+    })
+    .collect()
+}
+
+fn cursor() -> Vec<Found> {
+    let Some(root) = env_dir("CURSOR_CONFIG_DIR").or_else(|| home().map(|h| h.join(".cursor")))
+    else {
+        return Vec::new();
+    };
+    let projects = root.join("projects");
+    let mut dirs = vec![projects.join("agent-transcripts")];
+    dirs.extend(
+        subdirs(&projects)
+            .into_iter()
+            .map(|p| p.join("agent-transcripts")),
+    );
+    let mut found = Vec::new();
+    for transcripts in dirs {
+        // <id>/<id>.jsonl, or <id>.jsonl before.
+        for path in files_in(&transcripts, |n| n.ends_with(".jsonl")) {
+            let id = stem(&path, ".jsonl");
+            found.push(session(Agent::Cursor, path, id, None));
+        }
+        for dir in subdirs(&transcripts) {
+            let Some(name) = name_of(&dir) else { continue };
+            let path = dir.join(format!("{name}.jsonl"));
+            if path.is_file() {
+                found.push(session(Agent::Cursor, path, Some(name), None));
+            }
+        }
+    }
+    found
+}
+
+fn session(agent: Agent, path: PathBuf, id: Option<String>, started: Option<i64>) -> Found {
+    let started_ms = started.unwrap_or_else(|| created_ms(&path));
+    Found {
+        agent,
+        input: Input::Path(path),
+        id,
+        started_ms,
+    }
+}
+
+/// Whether a session is in the window.
+fn keep(f: &Found, window: &Window) -> bool {
+    let path = match &f.input {
+        Input::Path(path) => path,
+        // A database's sessions are chosen as it is read.
+        Input::Database { .. } => return true,
+        Input::Stdin => return false,
+    };
+    if window
+        .since_ms
+        .is_some_and(|since| modified_ms(path) < since)
+    {
+        return false;
+    }
+    if window.until_ms.is_some_and(|until| f.started_ms > until) {
+        return false;
+    }
+    match &window.project {
+        Some(dir) => project_of(f.agent, path).is_some_and(|cwd| Path::new(&cwd).starts_with(dir)),
+        None => true,
+    }
+}
+
+/// A database of sessions, with the window's choice applied as it is read.
+pub(crate) fn with_window(found: Found, window: &Window) -> Found {
+    match found.input {
+        Input::Database { path, pick } => Found {
+            input: Input::Database {
+                path,
+                pick: Pick {
+                    id: pick.id,
+                    ..window.pick(None)
+                },
+            },
+            ..found
+        },
+        _ => found,
+    }
+}
+
+/// The working directory a session log was written in, read from its first records
+/// (Claude, Codex and Qwen write `cwd` there; Gemini keeps the project's root beside its
+/// chats).
+fn project_of(agent: Agent, path: &Path) -> Option<String> {
+    if agent == Agent::Gemini {
+        let project = path.parent()?.parent()?;
+        return fs::read_to_string(project.join(".project_root"))
+            .ok()
+            .map(|s| s.trim().to_string());
+    }
+    let head = crate::stores::open::head(path, 1 << 20).ok()?;
+    let at = memchr::memmem::find(&head, b"\"cwd\":")?;
+    let rest = &head[at + 6..];
+    let start = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+    let mut de = serde_json::Deserializer::from_slice(&rest[start..]);
+    let cwd: String = serde::Deserialize::deserialize(&mut de).ok()?;
+    Some(cwd)
+}
+
+/// A Gemini chat's whole session id, from its first record.
+fn gemini_session_id(path: &Path) -> Option<String> {
+    let head = crate::stores::open::head(path, 64 << 10).ok()?;
+    let line = head.split(|&b| b == b'\n').next()?;
+    #[derive(serde::Deserialize)]
+    struct First {
+        #[serde(rename = "sessionId")]
+        session_id: String,
+    }
+    serde_json::from_slice::<First>(line)
+        .ok()
+        .map(|f| f.session_id)
+}
+
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn files_in(dir: &Path, wanted: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .filter(|p| name_of(p).is_some_and(|n| wanted(&n)))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Every file under `dir`, at most `depth` folders down.
+fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let Ok(kind) = e.file_type() else { continue };
+        if kind.is_dir() && depth > 0 {
+            walk(&e.path(), depth - 1, out);
+        } else if kind.is_file() {
+            out.push(e.path());
+        }
+    }
+}
+
+fn name_of(path: &Path) -> Option<String> {
+    path.file_name()?.to_str().map(str::to_string)
+}
+
+fn stem(path: &Path, ext: &str) -> Option<String> {
+    name_of(path)?.strip_suffix(ext).map(str::to_string)
+}
+
+/// `YYYY-MM-DDThh-mm[-ss]` in a file's name, as UTC (Codex and Gemini write their local
+/// time there: it is a hint for `--until`, not a record's time).
+fn name_time(s: &str) -> Option<i64> {
+    let (date, time) = s.split_once('T')?;
+    let mut parts = time.split('-');
+    let h = parts.next()?;
+    let m = parts.next()?;
+    let sec = parts.next().unwrap_or("00");
+    let text = format!("{date}T{h}:{m}:{sec}Z");
+    text.parse::<jiff::Timestamp>()
+        .ok()
+        .map(|t| t.as_millisecond())
+}
+
+fn to_ms(t: std::io::Result<SystemTime>) -> Option<i64> {
+    let d = t.ok()?.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    i64::try_from(d.as_millis()).ok()
+}
+
+fn modified_ms(path: &Path) -> i64 {
+    fs::metadata(path)
+        .ok()
+        .and_then(|m| to_ms(m.modified()))
+        .unwrap_or(0)
+}
+
+/// When a file was made (its modification where the file system does not say).
+fn created_ms(path: &Path) -> i64 {
+    let Ok(meta) = fs::metadata(path) else {
+        return 0;
+    };
+    to_ms(meta.created())
+        .or_else(|| to_ms(meta.modified()))
+        .unwrap_or(0)
+}

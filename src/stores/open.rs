@@ -1,0 +1,185 @@
+//! Opening an input: a file of lines as it is; a zstd-compressed one (Codex compresses
+//! rollouts idle for a week to `rollout-*.jsonl.zst`) decompressed as it is read; a
+//! SQLite database (OpenCode's) read into lines of its dialect. Told by the first bytes,
+//! whatever the file's name.
+//!
+//! A database is never opened where it lies: SQLite would take locks, and a read-only
+//! open still creates the `-wal` and `-shm` files beside it when they are missing. It is
+//! copied (with its write-ahead log, which holds the rows an open OpenCode has not yet
+//! checkpointed) into a private temporary folder and read there: nothing beside the store
+//! changes, and a copy taken while OpenCode writes is consistent (a copy whose log was
+//! restarted meanwhile is taken again).
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use crate::input::{Input, Pick, open_path};
+
+/// What the reading thread reads.
+pub(crate) enum Opened {
+    /// A regular file of lines, as it is: its offsets are the input's.
+    Plain(File),
+    /// Lines made from something else (a decompressed file, a database's rows, stdin).
+    Made(Box<dyn Read + Send>),
+}
+
+impl Opened {
+    pub(crate) fn into_read(self) -> Box<dyn Read + Send> {
+        match self {
+            Opened::Plain(file) => Box::new(file),
+            Opened::Made(rdr) => rdr,
+        }
+    }
+}
+
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// What a file holds, by its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Lines,
+    Zstd,
+    Sqlite,
+}
+
+fn kind_of(file: &File) -> Kind {
+    let mut magic = [0u8; 16];
+    let n = read_start(file, &mut magic).unwrap_or(0);
+    if n >= 4 && magic[..4] == ZSTD_MAGIC {
+        Kind::Zstd
+    } else if n == 16 && magic == *SQLITE_MAGIC {
+        Kind::Sqlite
+    } else {
+        Kind::Lines
+    }
+}
+
+/// The first bytes of a file, without moving its position (a pipe's are not looked at:
+/// reading them would take them from the stream).
+#[cfg(unix)]
+fn read_start(file: &File, buf: &mut [u8]) -> io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    if !file.metadata()?.is_file() {
+        return Ok(0);
+    }
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read_at(&mut buf[n..], n as u64)? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+#[cfg(not(unix))]
+fn read_start(_file: &File, _buf: &mut [u8]) -> io::Result<usize> {
+    Ok(0)
+}
+
+/// Opens an input for the reading thread.
+pub(crate) fn open(input: &Input) -> io::Result<Opened> {
+    match input {
+        Input::Stdin => Ok(Opened::Made(crate::input::stdin())),
+        Input::Path(path) => {
+            let file = open_path(path)?;
+            match kind_of(&file) {
+                Kind::Lines => Ok(Opened::Plain(file)),
+                Kind::Zstd => Ok(Opened::Made(Box::new(zstd::stream::read::Decoder::new(
+                    file,
+                )?))),
+                Kind::Sqlite => database(path, &Pick::default()),
+            }
+        }
+        Input::Database { path, pick } => database(path, pick),
+    }
+}
+
+/// Whether a path names a regular file of lines as they are (one that may be read in
+/// parts, at offsets).
+pub(crate) fn is_plain(path: &Path) -> bool {
+    File::open(path)
+        .is_ok_and(|f| f.metadata().is_ok_and(|m| m.is_file()) && kind_of(&f) == Kind::Lines)
+}
+
+/// The first `limit` bytes of a session log's lines (decompressed).
+pub(crate) fn head(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let file = open_path(path)?;
+    let mut out = Vec::new();
+    match kind_of(&file) {
+        Kind::Lines => file.take(limit).read_to_end(&mut out)?,
+        Kind::Zstd => zstd::stream::read::Decoder::new(file)?
+            .take(limit)
+            .read_to_end(&mut out)?,
+        Kind::Sqlite => 0,
+    };
+    Ok(out)
+}
+
+/// The ids of a database's sessions that start with `prefix`.
+pub(crate) fn database_sessions(path: &Path, prefix: &str) -> Vec<String> {
+    let Ok((_dir, copy)) = private_copy(path) else {
+        return Vec::new();
+    };
+    crate::agent::opencode::db::session_ids(&copy, prefix).unwrap_or_default()
+}
+
+fn database(path: &Path, pick: &Pick) -> io::Result<Opened> {
+    let (dir, copy) = private_copy(path)?;
+    let lines = crate::agent::opencode::db::lines(dir, &copy, pick.clone())
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    Ok(Opened::Made(Box::new(lines)))
+}
+
+/// A copy of a SQLite database and its write-ahead log in a temporary folder of our own
+/// (removed when the folder is dropped).
+pub(crate) fn private_copy(path: &Path) -> io::Result<(tempfile::TempDir, PathBuf)> {
+    let dir = tempfile::Builder::new()
+        .prefix("cursor-stream-db-")
+        .tempdir()?;
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
+    let copy = dir.path().join(name);
+    let wal = wal_of(path);
+    let wal_copy = wal_of(&copy);
+    // A checkpoint that restarts the log between the two copies would pair an old
+    // database with a new log: the log's header (its salts) must not change meanwhile.
+    for _ in 0..5 {
+        let before = wal_header(&wal);
+        copy_file(path, &copy)?;
+        let _ = std::fs::remove_file(&wal_copy);
+        if before.is_some() {
+            copy_file(&wal, &wal_copy)?;
+        }
+        if wal_header(&wal) == before {
+            return Ok((dir, copy));
+        }
+    }
+    Err(io::Error::other(
+        "the database kept changing while it was copied; try again",
+    ))
+}
+
+fn wal_of(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push("-wal");
+    PathBuf::from(name)
+}
+
+fn wal_header(wal: &Path) -> Option<[u8; 32]> {
+    let mut header = [0u8; 32];
+    let file = File::open(wal).ok()?;
+    let n = read_start(&file, &mut header).ok()?;
+    (n == 32).then_some(header)
+}
+
+/// Copies the bytes only (read-only on the source: no metadata or times change there).
+fn copy_file(from: &Path, to: &Path) -> io::Result<()> {
+    let mut src = File::open(from)?;
+    let mut dst = File::create(to)?;
+    io::copy(&mut src, &mut dst)?;
+    Ok(())
+}

@@ -1,0 +1,301 @@
+//! `sessions`: the sessions in the inputs (by default every agent's session logs), newest
+//! first: agent, session id, when it started, its last activity, its prompts (runs), how
+//! its last run ended, its working directory, its title or first prompt, and the file.
+//!
+//! A session is a session id in a file (a database holds many); its runs are counted as
+//! they are read, and the table is written at the end, sorted by last activity. `--json`
+//! writes one object per session instead (schema in the README).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::agent::event::{RunEnd, Wants};
+use crate::exit::ExitStatus;
+use crate::out::{Channel, escape_line, fit};
+use crate::runs::Runs;
+use crate::view::{Ctx, View, words};
+
+#[derive(Debug, Clone, Default)]
+pub struct SessionsOptions {
+    pub json: bool,
+}
+
+/// One session, as `--json` writes it.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Session {
+    pub agent: &'static str,
+    pub session_id: Option<String>,
+    /// Epoch milliseconds, where the log says.
+    pub started_ms: Option<u64>,
+    pub last_activity_ms: Option<u64>,
+    /// Runs: one per prompt.
+    pub prompts: u64,
+    /// How the last run ended: `success`, `error`, `no_result`.
+    pub status: &'static str,
+    pub cwd: Option<String>,
+    pub model: Option<String>,
+    pub title: Option<String>,
+    pub first_prompt: Option<String>,
+    pub file: String,
+}
+
+pub(crate) struct SessionsView {
+    opts: SessionsOptions,
+    sessions: Vec<Session>,
+    /// Where each (file, session id) is in `sessions`.
+    index: HashMap<(String, Option<String>), usize>,
+    /// Titles given for a file's session before its runs (by file).
+    titles: HashMap<(String, Option<String>), String>,
+}
+
+impl SessionsView {
+    pub(crate) fn new(opts: SessionsOptions) -> SessionsView {
+        SessionsView {
+            opts,
+            sessions: Vec::new(),
+            index: HashMap::new(),
+            titles: HashMap::new(),
+        }
+    }
+}
+
+impl View for SessionsView {
+    fn wants(&self) -> Wants {
+        Wants::NONE
+    }
+
+    fn reports_runs(&self) -> bool {
+        false
+    }
+
+    fn exit_status(&self, _runs: &Runs) -> ExitStatus {
+        ExitStatus::SUCCESS
+    }
+
+    fn fork(&self) -> Option<Self> {
+        Some(SessionsView::new(self.opts.clone()))
+    }
+
+    fn merge(&mut self, later: Self) {
+        for (key, title) in later.titles {
+            self.titles.insert(key, title);
+        }
+        for s in later.sessions {
+            let key = (s.file.clone(), s.session_id.clone());
+            match self.index.get(&key) {
+                Some(&i) => merge_into(&mut self.sessions[i], s),
+                None => {
+                    self.index.insert(key, self.sessions.len());
+                    self.sessions.push(s);
+                }
+            }
+        }
+    }
+
+    fn title(&mut self, session: Option<&str>, title: &str, ctx: &mut Ctx) {
+        let file = ctx.diag.source().to_string();
+        let session = session
+            .map(str::to_owned)
+            .or_else(|| ctx.run.session_id.clone());
+        self.titles.insert((file, session), title.to_string());
+    }
+
+    fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let run = &ctx.run;
+        let file = ctx.diag.source().to_string();
+        let key = (file.clone(), run.session_id.clone());
+        let i = *self.index.entry(key).or_insert_with(|| {
+            self.sessions.push(Session {
+                agent: run.agent.name(),
+                session_id: run.session_id.clone(),
+                started_ms: run.started_ms,
+                last_activity_ms: None,
+                prompts: 0,
+                status: "no_result",
+                cwd: None,
+                model: None,
+                title: None,
+                first_prompt: None,
+                file,
+            });
+            self.sessions.len() - 1
+        });
+        let s = &mut self.sessions[i];
+        s.prompts += 1;
+        s.status = end.outcome.word();
+        s.started_ms = min_some(s.started_ms, run.started_ms);
+        s.last_activity_ms = [s.last_activity_ms, end.last_ms, run.started_ms]
+            .into_iter()
+            .flatten()
+            .max();
+        if s.cwd.is_none() {
+            s.cwd.clone_from(&run.cwd);
+        }
+        if run.model.is_some() {
+            s.model.clone_from(&run.model);
+        }
+        if s.first_prompt.is_none() {
+            s.first_prompt = run.prompt.as_deref().map(first_line);
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let titles = std::mem::take(&mut self.titles);
+        for s in &mut self.sessions {
+            let key = (s.file.clone(), s.session_id.clone());
+            let by_file = (s.file.clone(), None);
+            if let Some(t) = titles.get(&key).or_else(|| titles.get(&by_file)) {
+                s.title = Some(first_line(t));
+            }
+        }
+        // Newest first; a session with no time last.
+        self.sessions.sort_by(|a, b| {
+            let at = |s: &Session| s.last_activity_ms.or(s.started_ms);
+            at(b).cmp(&at(a)).then_with(|| a.file.cmp(&b.file))
+        });
+        if self.opts.json {
+            for s in &self.sessions {
+                let mut line = serde_json::to_vec(s)?;
+                line.push(b'\n');
+                ctx.out.write_out(&line)?;
+            }
+            return Ok(());
+        }
+        if self.sessions.is_empty() {
+            ctx.out.write_out(b"no sessions\n")?;
+            return Ok(());
+        }
+        let width = ctx.out.width(Channel::Out);
+        let tz = jiff::tz::TimeZone::system();
+        let mut text = String::new();
+        text.push_str(&line(&HEADER.map(String::from), width));
+        for s in &self.sessions {
+            let cells = [
+                s.agent.to_string(),
+                words::short_session(s.session_id.as_deref().unwrap_or("-")),
+                time(s.started_ms, &tz),
+                time(s.last_activity_ms, &tz),
+                s.prompts.to_string(),
+                match s.status {
+                    "no_result" => "no result".to_string(),
+                    w => w.to_string(),
+                },
+                escape_line(&words::tilde(s.cwd.as_deref().unwrap_or("-"))),
+                escape_line(
+                    s.title
+                        .as_deref()
+                        .or(s.first_prompt.as_deref())
+                        .unwrap_or("-"),
+                ),
+                escape_line(&words::tilde(&s.file)),
+            ];
+            text.push_str(&line(&cells, width));
+        }
+        ctx.out.write_out(text.as_bytes())?;
+        Ok(())
+    }
+}
+
+fn merge_into(s: &mut Session, later: Session) {
+    s.prompts += later.prompts;
+    s.status = later.status;
+    s.started_ms = min_some(s.started_ms, later.started_ms);
+    s.last_activity_ms = s.last_activity_ms.max(later.last_activity_ms);
+    if s.cwd.is_none() {
+        s.cwd = later.cwd;
+    }
+    if later.model.is_some() {
+        s.model = later.model;
+    }
+    if s.first_prompt.is_none() {
+        s.first_prompt = later.first_prompt;
+    }
+}
+
+fn min_some(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The first line of a prompt or title, at most 200 characters.
+fn first_line(text: &str) -> String {
+    let line = text.trim().lines().next().unwrap_or("");
+    fit::cut_end(line, 200).into_owned()
+}
+
+/// A time in the local time zone, to the minute.
+fn time(ms: Option<u64>, tz: &jiff::tz::TimeZone) -> String {
+    let Some(ms) = ms.and_then(|ms| i64::try_from(ms).ok()) else {
+        return "-".to_string();
+    };
+    match jiff::Timestamp::from_millisecond(ms) {
+        Ok(t) => t
+            .to_zoned_datetime(tz.clone())
+            .strftime("%Y-%m-%d %H:%M")
+            .to_string(),
+        Err(_) => "-".to_string(),
+    }
+}
+
+const HEADER: [&str; 9] = [
+    "AGENT",
+    "SESSION",
+    "STARTED",
+    "LAST",
+    "PROMPTS",
+    "STATUS",
+    "DIRECTORY",
+    "TITLE",
+    "FILE",
+];
+
+/// The fixed columns' widths (agent, session, started, last, prompts, status).
+const FIXED: [usize; 6] = [8, 8, 16, 16, 7, 9];
+
+/// A row: fixed columns, then the directory, the title and the file. On a terminal the
+/// three share what is left of its width (the title most, the paths cut in their middle);
+/// piped, every value is whole, separated by two spaces.
+fn line(c: &[String; 9], width: Option<usize>) -> String {
+    let mut out = String::new();
+    for (i, w) in FIXED.iter().enumerate() {
+        let value = fit::cut_end(&c[i], *w);
+        out.push_str(&value);
+        out.push_str(&" ".repeat(w.saturating_sub(fit::width(&value)) + 2));
+    }
+    let fixed: usize = FIXED.iter().map(|w| w + 2).sum();
+    match width {
+        Some(width) if width > fixed + 30 => {
+            let room = width - fixed - 4;
+            let dir = room / 4;
+            let file = room / 4;
+            let title = room - dir - file;
+            for (value, w, path) in [
+                (&c[6], dir, true),
+                (&c[7], title, false),
+                (&c[8], file, true),
+            ] {
+                let value = if path {
+                    fit::elide_path(value, w)
+                } else {
+                    fit::cut_end(value, w)
+                };
+                out.push_str(&value);
+                out.push_str(&" ".repeat(w.saturating_sub(fit::width(&value)) + 2));
+            }
+        }
+        _ => {
+            out.push_str(&c[6]);
+            out.push_str("  ");
+            out.push_str(&c[7]);
+            out.push_str("  ");
+            out.push_str(&c[8]);
+        }
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
