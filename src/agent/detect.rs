@@ -103,9 +103,12 @@ fn log_agent(head: &Head, line: &[u8]) -> Option<Agent> {
         | NameId::WORLD_STATE
         | NameId::TOKEN_USAGE_RECORD => Some(Agent::Codex),
         NameId::GEMINI | NameId::INFO | NameId::WARNING => Some(Agent::Gemini),
-        NameId::USER | NameId::ASSISTANT | NameId::SYSTEM => {
+        NameId::TURN_ENDED => Some(Agent::Cursor),
+        NameId::USER | NameId::ASSISTANT | NameId::SYSTEM | NameId::TOOL_RESULT => {
             let k = keys(line);
-            if k.session_id_log {
+            if k.session_id_log && (k.qwen_log || head.name == NameId::TOOL_RESULT) {
+                Some(Agent::Qwen)
+            } else if k.session_id_log {
                 Some(Agent::Claude)
             } else if k.session_id_camel && k.message {
                 Some(Agent::OpenCode)
@@ -201,6 +204,8 @@ pub(crate) fn sniff_untyped(line: &[u8]) -> Option<Format> {
         Some(Format::stream(Agent::Codex))
     } else if k.gemini_chat {
         Some(Format::log(Agent::Gemini))
+    } else if k.role && k.message {
+        Some(Format::log(Agent::Cursor))
     } else {
         None
     }
@@ -250,6 +255,9 @@ struct Keys {
     message: bool,
     /// `projectHash`, `$set`, `$rewindTo`: Gemini CLI's chat log's own records.
     gemini_chat: bool,
+    /// `provenance`, `usageMetadata`, `toolCallResult`, `systemPayload`: Qwen Code's log.
+    qwen_log: bool,
+    role: bool,
 }
 
 fn keys(line: &[u8]) -> Keys {
@@ -280,7 +288,11 @@ fn keys(line: &[u8]) -> Keys {
             b"id" => k.id = true,
             b"msg" => k.msg = true,
             b"message" => k.message = true,
+            b"role" => k.role = true,
             b"projectHash" | b"$set" | b"$rewindTo" => k.gemini_chat = true,
+            b"provenance" | b"usageMetadata" | b"toolCallResult" | b"systemPayload" => {
+                k.qwen_log = true
+            }
             _ => {}
         }
         true

@@ -23,6 +23,7 @@ pub(crate) mod digest;
 pub(crate) mod event;
 pub(crate) mod gemini;
 pub(crate) mod opencode;
+pub(crate) mod qwen;
 pub(crate) mod tools;
 pub(crate) mod wire;
 
@@ -234,7 +235,7 @@ impl Format {
     }
 
     /// One format of each dialect.
-    pub(crate) const ALL: [Format; 9] = [
+    pub(crate) const ALL: [Format; 11] = [
         Format::stream(Agent::Cursor),
         Format::stream(Agent::Claude),
         Format::stream(Agent::Codex),
@@ -244,6 +245,8 @@ impl Format {
         Format::log(Agent::OpenCode),
         Format::log(Agent::Codex),
         Format::log(Agent::Gemini),
+        Format::log(Agent::Qwen),
+        Format::log(Agent::Cursor),
     ];
 
     /// Whether one dialect reads both (Claude's stream dialect reads Qwen's stream).
@@ -275,6 +278,10 @@ pub(crate) enum AnyDialect {
     CodexLog(codex::rollout::Rollout),
     /// Gemini CLI's chats (`~/.gemini/tmp/…/chats/session-*.jsonl`).
     GeminiLog(gemini::chat::Chat),
+    /// Qwen Code's chats (`~/.qwen/projects/…/chats/*.jsonl`).
+    QwenLog(qwen::QwenLog),
+    /// Cursor's agent transcripts (`~/.cursor/projects/…/agent-transcripts/…`).
+    CursorLog(cursor::transcript::Transcript),
 }
 
 macro_rules! each {
@@ -289,6 +296,8 @@ macro_rules! each {
             AnyDialect::OpenCodeLog($d) => $e,
             AnyDialect::CodexLog($d) => $e,
             AnyDialect::GeminiLog($d) => $e,
+            AnyDialect::QwenLog($d) => $e,
+            AnyDialect::CursorLog($d) => $e,
         }
     };
 }
@@ -302,8 +311,12 @@ impl AnyDialect {
     /// The dialect that reads `format`.
     pub(crate) fn of(format: Format) -> AnyDialect {
         match (format.agent, format.log) {
-            (Agent::Cursor, _) => AnyDialect::Cursor(cursor::Cursor::default()),
+            (Agent::Cursor, true) => {
+                AnyDialect::CursorLog(cursor::transcript::Transcript::default())
+            }
+            (Agent::Cursor, false) => AnyDialect::Cursor(cursor::Cursor::default()),
             (Agent::Claude, true) => AnyDialect::ClaudeLog(Box::default()),
+            (Agent::Qwen, true) => AnyDialect::QwenLog(qwen::QwenLog::default()),
             (Agent::Claude | Agent::Qwen, _) => {
                 AnyDialect::Claude(claude::Claude::new(format.agent))
             }
@@ -325,6 +338,8 @@ impl AnyDialect {
             AnyDialect::OpenCodeLog(_) => Format::log(Agent::OpenCode),
             AnyDialect::CodexLog(_) => Format::log(Agent::Codex),
             AnyDialect::GeminiLog(_) => Format::log(Agent::Gemini),
+            AnyDialect::QwenLog(_) => Format::log(Agent::Qwen),
+            AnyDialect::CursorLog(_) => Format::log(Agent::Cursor),
             d => Format::stream(d.agent()),
         }
     }

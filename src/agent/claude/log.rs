@@ -112,7 +112,8 @@ impl Dialect for ClaudeLog {
             | NameId::ATTACHMENT
             | NameId::PROGRESS
             | NameId::LAST_PROMPT => Class::noise(Wants::NONE),
-            _ => Class::UNKNOWN,
+            // A log's other records (it is no contract: each release adds some).
+            _ => Class::noise(Wants::NONE),
         }
     }
 
@@ -280,13 +281,16 @@ impl ClaudeLog {
             return Ok(());
         };
         let (kind, text) = match &*subtype {
-            "api_error" => (NoticeKind::Retry, "API error: retrying"),
-            "compact_boundary" => (NoticeKind::Warning, "The conversation was compacted"),
+            "api_error" => (NoticeKind::Retry, wire::read_log_retry(line.bytes)),
+            "compact_boundary" => (
+                NoticeKind::Warning,
+                "The conversation was compacted".to_string(),
+            ),
             _ => return Ok(()),
         };
         sink.event(Event::Notice(&Notice {
             kind,
-            text: Cow::Borrowed(text),
+            text: Cow::Owned(text),
         }))
     }
 

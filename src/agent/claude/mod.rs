@@ -425,7 +425,8 @@ impl Claude {
         let rejected = is_error
             && (id.as_deref().is_some_and(|id| {
                 self.denied.contains(id) || wire::never_ran(msg.tool_result_meta, id)
-            }) || error_text.as_deref().is_some_and(is_denial));
+            }) || error_text.as_deref().is_some_and(is_denial)
+                || msg.denied());
         let status = if rejected {
             ToolStatus::new("rejected", StatusClass::Rejected)
         } else if is_error {

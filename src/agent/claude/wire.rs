@@ -445,10 +445,35 @@ pub(super) struct Message<'a> {
     /// The CLI's own assistant message for a failed model call (`API Error: …`).
     #[serde(default, rename = "isApiErrorMessage")]
     pub is_api_error: Flag,
+    /// A session log's tool result that a permission rule or the user refused.
+    #[serde(borrow, default, rename = "toolDenialKind")]
+    tool_denial_kind: MaybeStr<'a>,
+    #[serde(default, rename = "permissionDecision")]
+    permission_decision: Object<Decision<'a>>,
     #[serde(skip)]
     pub model: Option<Cow<'a, str>>,
     #[serde(skip)]
     pub usage: Option<MessageUsage>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Decision<'a> {
+    #[serde(borrow)]
+    decision: MaybeStr<'a>,
+}
+
+impl Message<'_> {
+    /// A session log's tool results that were refused (`toolDenialKind`, or a
+    /// `permissionDecision` of `reject`).
+    pub(super) fn denied(&self) -> bool {
+        self.tool_denial_kind.0.is_some()
+            || self
+                .permission_decision
+                .0
+                .as_ref()
+                .is_some_and(|d| d.decision.as_deref() == Some("reject"))
+    }
 }
 
 #[derive(Deserialize)]
@@ -526,6 +551,42 @@ pub(super) fn each_block<'a>(
     };
     let mut de = serde_json::Deserializer::from_str(content.get());
     EachElement::new(f).deserialize(&mut de)
+}
+
+/// A session log's `system` `api_error` record, as the stream's `api_retry` notice says
+/// it: `Retrying (attempt 1 of 2): 500 Internal server error`.
+pub(super) fn read_log_retry(line: &[u8]) -> String {
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Retry<'a> {
+        #[serde(rename = "retryAttempt")]
+        attempt: Num,
+        #[serde(rename = "maxRetries")]
+        max: Num,
+        #[serde(borrow)]
+        error: Object<LogError<'a>>,
+    }
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct LogError<'a> {
+        #[serde(borrow)]
+        formatted: MaybeStr<'a>,
+        #[serde(borrow)]
+        message: MaybeStr<'a>,
+    }
+    let r: Retry = crate::input::json::from_line(line).unwrap_or_default();
+    let mut text = String::from("Retrying");
+    if let Some(n) = r.attempt.as_u64() {
+        text.push_str(&format!(" (attempt {n}"));
+        if let Some(max) = r.max.as_u64() {
+            text.push_str(&format!(" of {max}"));
+        }
+        text.push(')');
+    }
+    if let Some(e) = r.error.0.and_then(|e| e.formatted.0.or(e.message.0)) {
+        text.push_str(&format!(": {e}"));
+    }
+    text
 }
 
 /// A session log's title record: `summary` (`summary`), `ai-title` (`aiTitle`),

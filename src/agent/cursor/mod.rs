@@ -15,6 +15,7 @@
 
 mod answer;
 pub(crate) mod tool_call;
+pub(crate) mod transcript;
 pub(crate) mod wire;
 
 use std::borrow::Cow;

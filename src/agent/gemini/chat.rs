@@ -174,7 +174,8 @@ impl Dialect for Chat {
             NameId::USER | NameId::GEMINI | NameId::INFO | NameId::WARNING | NameId::ERROR => {
                 Class::message(Wants::ALL)
             }
-            _ => Class::UNKNOWN,
+            // A log's other records (it is no contract: each release adds some).
+            _ => Class::noise(Wants::NONE),
         }
     }
 

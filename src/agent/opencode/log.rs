@@ -82,7 +82,11 @@ impl Dialect for OpenCodeLog {
     fn classify(&self, name: NameId) -> Class {
         match name {
             NameId::SESSION | NameId::USER | NameId::ASSISTANT => Class::message(Wants::ALL),
-            other => self.inner.classify(other),
+            other => match self.inner.classify(other) {
+                // The parts the stream has no event for (`patch`, `file`, `snapshot`, …).
+                class if !class.known => Class::noise(Wants::NONE),
+                class => class,
+            },
         }
     }
 
