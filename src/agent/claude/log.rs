@@ -343,7 +343,12 @@ impl ClaudeLog {
             },
             Last::Nothing | Last::Waiting | Last::Tool | Last::Interrupted => Outcome::NoEnd,
         };
-        let final_text = (outcome == Outcome::Succeeded).then_some(self.state.answer.as_slice());
+        let final_text = match &outcome {
+            Outcome::Succeeded => Some(self.state.answer.as_slice()),
+            // What `result` prints of a failed run: the CLI's error text.
+            Outcome::Failed { reason } => Some(reason.as_bytes()),
+            _ => None,
+        };
         sink.end_run(RunEnd {
             outcome,
             final_text,
