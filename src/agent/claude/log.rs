@@ -343,11 +343,14 @@ impl ClaudeLog {
             },
             Last::Nothing | Last::Waiting | Last::Tool | Last::Interrupted => Outcome::NoEnd,
         };
+        // What `result` prints of a failed run: the CLI's error text.
+        let failure = match &outcome {
+            Outcome::Failed { reason } => Some(reason.clone()),
+            _ => None,
+        };
         let final_text = match &outcome {
             Outcome::Succeeded => Some(self.state.answer.as_slice()),
-            // What `result` prints of a failed run: the CLI's error text.
-            Outcome::Failed { reason } => Some(reason.as_bytes()),
-            _ => None,
+            _ => failure.as_deref().map(str::as_bytes),
         };
         sink.end_run(RunEnd {
             outcome,
