@@ -356,6 +356,9 @@ impl<D: Driven> Dispatcher<D> {
                 if *bad == BadLine::NoType && dialect.untyped(&raw, engine)? {
                     return engine.handler.blank_line(line.raw);
                 }
+                if still_written(dialect, &raw) {
+                    return engine.handler.blank_line(line.raw);
+                }
                 return engine.handler.bad_line(&raw, bad);
             }
         };
@@ -396,6 +399,9 @@ impl<D: Driven> Dispatcher<D> {
             // whole before) is not an event after all.
             let Broken(bad) = e.downcast::<Broken>()?;
             engine.run_events -= u64::from(engine.runs.is_open());
+            if still_written(dialect, &raw) {
+                return engine.handler.blank_line(line.raw);
+            }
             return engine.handler.bad_line(&raw, &bad);
         }
         if raw_view {
@@ -422,6 +428,12 @@ pub(crate) fn checked_types<D: Driven>(handler: &D) -> TypeSet {
         }
     }
     set
+}
+
+/// A session log's last line, cut where the agent is still writing it: read up to it, and
+/// no warning (a stream cut the same way did not finish, and says so).
+fn still_written(dialect: &AnyDialect, line: &RawLine<'_>) -> bool {
+    line.unterminated && dialect.format().log
 }
 
 /// A dialect for `format`, with what it should decode for the view.

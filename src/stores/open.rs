@@ -86,7 +86,10 @@ pub(crate) fn open(input: &Input) -> io::Result<Opened> {
         Input::Path(path) => {
             let file = open_path(path)?;
             match kind_of(&file) {
-                Kind::Lines => Ok(Opened::Plain(file)),
+                Kind::Lines => match subagents_of(path) {
+                    Some(dir) => Ok(Opened::Made(Box::new(WithSubagents::new(file, dir)))),
+                    None => Ok(Opened::Plain(file)),
+                },
                 Kind::Zstd => Ok(Opened::Made(Box::new(zstd::stream::read::Decoder::new(
                     file,
                 )?))),
@@ -100,8 +103,93 @@ pub(crate) fn open(input: &Input) -> io::Result<Opened> {
 /// Whether a path names a regular file of lines as they are (one that may be read in
 /// parts, at offsets).
 pub(crate) fn is_plain(path: &Path) -> bool {
-    File::open(path)
-        .is_ok_and(|f| f.metadata().is_ok_and(|m| m.is_file()) && kind_of(&f) == Kind::Lines)
+    File::open(path).is_ok_and(|f| {
+        f.metadata().is_ok_and(|m| m.is_file())
+            && kind_of(&f) == Kind::Lines
+            && subagents_of(path).is_none()
+    })
+}
+
+/// A Claude Code session log's sub-agents' folder (`<session>.jsonl` beside
+/// `<session>/subagents/`), when it has one.
+fn subagents_of(path: &Path) -> Option<PathBuf> {
+    let stem = path.file_name()?.to_str()?.strip_suffix(".jsonl")?;
+    let dir = path.parent()?.join(stem).join("subagents");
+    dir.is_dir().then_some(dir)
+}
+
+/// A Claude Code session log with its sub-agents' logs read in: after the line whose
+/// tool result names a sub-agent (`toolUseResult.agentId`), the lines of
+/// `subagents/agent-<id>.jsonl` — where the stream would have had the sub-agent's events,
+/// so that its calls belong to the call that started it (the dialect reads them so). A
+/// line at a time: memory holds the longest line.
+struct WithSubagents {
+    main: io::BufReader<File>,
+    dir: PathBuf,
+    sub: Option<io::BufReader<File>>,
+    line: Vec<u8>,
+    at: usize,
+}
+
+impl WithSubagents {
+    fn new(file: File, dir: PathBuf) -> WithSubagents {
+        WithSubagents {
+            main: io::BufReader::with_capacity(1 << 20, file),
+            dir,
+            sub: None,
+            line: Vec::new(),
+            at: 0,
+        }
+    }
+
+    /// The next line into `self.line`: the sub-agent's being read in, else the main
+    /// log's. `false` at the end of both.
+    fn next_line(&mut self) -> io::Result<bool> {
+        use io::BufRead;
+        self.line.clear();
+        self.at = 0;
+        if let Some(sub) = &mut self.sub {
+            if sub.read_until(b'\n', &mut self.line)? > 0 {
+                if !self.line.ends_with(b"\n") {
+                    self.line.push(b'\n');
+                }
+                return Ok(true);
+            }
+            self.sub = None;
+        }
+        if self.main.read_until(b'\n', &mut self.line)? == 0 {
+            return Ok(false);
+        }
+        if memchr::memmem::find(&self.line, b"\"toolUseResult\"").is_some()
+            && let Some(agent) = crate::agent::claude::subagent_of(&self.line)
+            && agent
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            let path = self.dir.join(format!("agent-{agent}.jsonl"));
+            self.sub = File::open(path)
+                .ok()
+                .map(|f| io::BufReader::with_capacity(1 << 16, f));
+            if self.sub.is_some() && !self.line.ends_with(b"\n") {
+                self.line.push(b'\n');
+            }
+        }
+        Ok(true)
+    }
+}
+
+impl Read for WithSubagents {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.line.len() {
+            if !self.next_line()? {
+                return Ok(0);
+            }
+        }
+        let n = buf.len().min(self.line.len() - self.at);
+        buf[..n].copy_from_slice(&self.line[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
 }
 
 /// The first `limit` bytes of a session log's lines (decompressed).

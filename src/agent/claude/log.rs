@@ -25,6 +25,7 @@
 //! the sub-agent's own log, read as a session of its own.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt::Display;
 use std::hash::{BuildHasher, RandomState};
 
@@ -43,6 +44,9 @@ pub(crate) struct ClaudeLog {
     /// The messages' reading, shared with the stream's dialect.
     inner: Claude,
     state: State,
+    /// The main agent's message ids in this log (hashed), whose sub-agent copies are not
+    /// counted again.
+    messages: HashSet<u64>,
     hasher: RandomState,
 }
 
@@ -51,6 +55,7 @@ impl Default for ClaudeLog {
         ClaudeLog {
             inner: Claude::new(Agent::Claude),
             state: State::default(),
+            messages: HashSet::new(),
             hasher: RandomState::new(),
         }
     }
@@ -73,6 +78,8 @@ struct State {
     sidechain_file: Option<bool>,
     /// The `Task`/`Agent` calls still open: inline sidechain messages belong to the last.
     tasks: Vec<String>,
+    /// The sub-agents whose result came, by agent id, with the call that started each.
+    agents: Vec<(String, String)>,
     /// A slash command, waiting to see whether the model answers it.
     command: Option<RunInfo>,
 }
@@ -153,6 +160,7 @@ impl Dialect for ClaudeLog {
 
     fn start_afresh(&mut self) {
         self.state.sidechain_file = None;
+        self.messages.clear();
     }
 }
 
@@ -175,10 +183,19 @@ impl ClaudeLog {
         let at_ms = msg.timestamp.as_deref().and_then(rfc3339_ms);
         let sidechain = msg.is_sidechain.0 == Some(true);
         let sidechain_file = *self.state.sidechain_file.get_or_insert(sidechain);
-        // A sub-agent's messages inline in its parent's log: the open task's.
+        // A sub-agent's messages inside its parent's log (inline before 2.1; spliced in
+        // from `subagents/` by `stores::open` after): the call that started it, told by
+        // the agent id its result named, else the open task's.
         let nested = sidechain && !sidechain_file;
         if nested {
-            let task = self.state.tasks.last().cloned();
+            let by_agent = msg.agent_id.as_deref().and_then(|a| {
+                self.state
+                    .agents
+                    .iter()
+                    .find(|(agent, _)| agent == a)
+                    .map(|(_, call)| call.clone())
+            });
+            let task = by_agent.or_else(|| self.state.tasks.last().cloned());
             msg.parent_tool_use_id.0 = Some(Cow::Owned(task.unwrap_or_default()));
         }
         if name == NameId::USER && !nested {
@@ -217,14 +234,18 @@ impl ClaudeLog {
                 self.state.last = Last::ApiError(text);
                 return Ok(());
             }
-            self.count_usage(&msg);
         }
+        if name == NameId::ASSISTANT {
+            self.count_usage(&msg, nested);
+        }
+        let result_of_agent = wire::agent_of_result(msg.tool_use_result);
         let wants = sink.wants();
         let mut tap = Tap {
             sink,
             state: &mut self.state,
             wants,
             nested,
+            result_of_agent,
         };
         self.inner.message(&msg, what, line, name, &mut tap)
     }
@@ -300,11 +321,23 @@ impl ClaudeLog {
         }
     }
 
-    /// A response's usage, once: every line of it repeats it (the last may be larger).
-    fn count_usage(&mut self, msg: &wire::Message<'_>) {
+    /// A response's usage, once: every line of it repeats it (the last may be larger). A
+    /// sub-agent's copy of one of its parent's messages (a new request id, the same
+    /// message id) was not billed again.
+    fn count_usage(&mut self, msg: &wire::Message<'_>, nested: bool) {
         let Some(usage) = msg.usage else {
             return;
         };
+        let message = self
+            .hasher
+            .hash_one(msg.message_id.as_deref().unwrap_or(""));
+        if nested {
+            if msg.message_id.is_some() && self.messages.contains(&message) {
+                return;
+            }
+        } else if msg.message_id.is_some() {
+            self.messages.insert(message);
+        }
         let key = self.hasher.hash_one((
             msg.message_id.as_deref().unwrap_or(""),
             msg.request_id.as_deref().unwrap_or(""),
@@ -430,6 +463,8 @@ struct Tap<'s, S> {
     wants: Wants,
     /// A sub-agent's message: its text is not the run's.
     nested: bool,
+    /// The agent id a tool result names (`toolUseResult.agentId`): its sub-agent's log.
+    result_of_agent: Option<String>,
 }
 
 impl<S: Sink> Sink for Tap<'_, S> {
@@ -501,6 +536,9 @@ impl<S: Sink> Sink for Tap<'_, S> {
             self.state.last = Last::Waiting;
             if let Some(id) = end.call.id.as_deref() {
                 self.state.tasks.retain(|t| t != id);
+                if let Some(agent) = self.result_of_agent.take() {
+                    self.state.agents.push((agent, id.to_owned()));
+                }
             }
         }
         if self.wants.has(Wants::TOOLS) {

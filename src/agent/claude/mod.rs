@@ -140,6 +140,22 @@ impl Dialect for Claude {
     }
 }
 
+/// The sub-agent whose own log (`<session>/subagents/agent-<id>.jsonl`) a session log's
+/// line names as a tool's result (`toolUseResult.agentId`): `stores::open` reads that log
+/// in after the line, where the stream would have had the sub-agent's events.
+pub(crate) fn subagent_of(line: &[u8]) -> Option<String> {
+    if memchr::memmem::find(line, b"\"agentId\"").is_none() {
+        return None;
+    }
+    #[derive(serde::Deserialize)]
+    struct Line<'a> {
+        #[serde(rename = "toolUseResult", borrow, default)]
+        result: Option<&'a RawValue>,
+    }
+    let l: Line = crate::input::json::from_line(line).ok()?;
+    wire::agent_of_result(l.result)
+}
+
 impl Claude {
     pub(crate) fn new(agent: Agent) -> Claude {
         Claude {

@@ -445,6 +445,9 @@ pub(super) struct Message<'a> {
     /// The CLI's own assistant message for a failed model call (`API Error: …`).
     #[serde(default, rename = "isApiErrorMessage")]
     pub is_api_error: Flag,
+    /// A session log's sub-agent's messages: whose they are.
+    #[serde(borrow, default, rename = "agentId")]
+    pub agent_id: MaybeStr<'a>,
     /// A session log's tool result that a permission rule or the user refused.
     #[serde(borrow, default, rename = "toolDenialKind")]
     tool_denial_kind: MaybeStr<'a>,
@@ -587,6 +590,22 @@ pub(super) fn read_log_retry(line: &[u8]) -> String {
         text.push_str(&format!(": {e}"));
     }
     text
+}
+
+/// The sub-agent a tool's structured result names (`toolUseResult.agentId`: a `Task` or
+/// `Agent` call's), whose log is `subagents/agent-<id>.jsonl`.
+pub(super) fn agent_of_result(result: Option<&RawValue>) -> Option<String> {
+    #[derive(Deserialize)]
+    struct R<'a> {
+        #[serde(rename = "agentId", borrow, default)]
+        agent_id: MaybeStr<'a>,
+    }
+    let result = result?;
+    if !result.get().starts_with('{') {
+        return None;
+    }
+    let r: R = crate::input::json::from_str(result.get()).ok()?;
+    r.agent_id.0.map(Cow::into_owned)
 }
 
 /// A session log's title record: `summary` (`summary`), `ai-title` (`aiTitle`),
