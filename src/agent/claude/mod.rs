@@ -144,9 +144,7 @@ impl Dialect for Claude {
 /// line names as a tool's result (`toolUseResult.agentId`): `stores::open` reads that log
 /// in after the line, where the stream would have had the sub-agent's events.
 pub(crate) fn subagent_of(line: &[u8]) -> Option<String> {
-    if memchr::memmem::find(line, b"\"agentId\"").is_none() {
-        return None;
-    }
+    memchr::memmem::find(line, b"\"agentId\"")?;
     #[derive(serde::Deserialize)]
     struct Line<'a> {
         #[serde(rename = "toolUseResult", borrow, default)]
