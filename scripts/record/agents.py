@@ -94,6 +94,8 @@ def installed(latest: bool = False) -> dict:
 
 def variants(agent: str, scen: str) -> list[str]:
     """The recorded variants: "" is the plain command; others add an important flag."""
+    if scen == "resume":
+        return [""]  # the resume flags are the point, not the output options
     if agent in ("claude", "qwen"):
         return ["", "partial"]  # --include-partial-messages
     if agent == "opencode" and scen == "think":
@@ -111,20 +113,33 @@ def write(path: str, text: str):
         f.write(text)
 
 
-def prepare(agent, scen_name, variant, workdir, port, lines=None, latest=False, linger=False):
+def prepare(agent, scen_name, variant, workdir, port, lines=None, latest=False, linger=False,
+            part=None, resume_id=None, run_id=None):
     """Lays out a fresh HOME and project under `workdir` and returns how to run the CLI:
-    {"argv", "env", "cwd", "prompt"}. The env is complete (run it with env -i)."""
+    {"argv", "env", "cwd", "prompt", "run"}. The env is complete (run it with env -i).
+
+    A scenario with a second part (`then`, the resume) is run twice: `part` 1 lays out
+    the run as any other; `part` 2 keeps the HOME and project of part 1 and resumes its
+    session (`resume_id`, the session id part 1's stream gave) with the second prompt.
+    `run_id` (the `RUN=` word the mock files the run's requests under) defaults to
+    `<agent>-<scenario>[-<variant>][.<part>]`."""
     scen = scenarios.SCENARIOS[scen_name]
-    shutil.rmtree(workdir, ignore_errors=True)
+    if part == 2:
+        scen = scen.then
     home, proj, tmp = (os.path.join(workdir, d) for d in ("home", "proj", "tmp"))
-    for d in (home, proj, tmp):
-        os.makedirs(d)
-    write(os.path.join(proj, "notes.txt"), "hello\n")
+    if part != 2:
+        shutil.rmtree(workdir, ignore_errors=True)
+        for d in (home, proj, tmp):
+            os.makedirs(d)
+        write(os.path.join(proj, "notes.txt"), "hello\n")
     base = f"http://127.0.0.1:{port}"
-    run_id = f"{agent}-{run_name(scen_name, variant)}"
-    prompt = f"{scen.prompt} SCEN_{scen_name.upper()} RUN={run_id} WORKDIR={proj}"
+    run_id = run_id or f"{agent}-{run_name(scen_name, variant)}" + (f".{part}" if part else "")
+    prompt = f"{scen.prompt} SCEN_{scen.name.upper()} RUN={run_id} WORKDIR={proj}"
     if scen_name == "bigout":
         prompt += f" LINES={lines or BIG_LINES_RECORDED}"
+    resume = part == 2
+    # the second part runs in the HOME the first left: no settings written again
+    put = (lambda path, text: None) if resume else write
     env = {
         # inherited by everything the CLI starts: how leftover processes are found
         "CS_E2E_RUN": f"{run_id}.{os.getpid()}.{int(time.time() * 1000)}",
@@ -148,6 +163,8 @@ def prepare(agent, scen_name, variant, workdir, port, lines=None, latest=False, 
             CLAUDE_CODE_MAX_RETRIES="2",  # the default is 10 retries over ~3 minutes
         )
         argv = [exe, "-p", prompt, "--output-format", "stream-json", "--verbose"]
+        if resume:
+            argv += ["--resume", resume_id]
         if variant == "partial":
             argv.append("--include-partial-messages")
         if not denied:  # denied runs in the default mode, which refuses `touch`
@@ -157,11 +174,11 @@ def prepare(agent, scen_name, variant, workdir, port, lines=None, latest=False, 
             # (its time budget is short by default: the hook was seen cancelled at once)
             env["CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"] = "60000"
             hooks = {"SessionEnd": [{"hooks": [{"type": "command", "command": "sleep 60", "timeout": 60}]}]}
-            write(os.path.join(home, ".claude", "settings.json"), json.dumps({"hooks": hooks}))
+            put(os.path.join(home, ".claude", "settings.json"), json.dumps({"hooks": hooks}))
 
     elif agent == "codex":
         codex_home = os.path.join(home, ".codex")
-        write(
+        put(
             os.path.join(codex_home, "config.toml"),
             f"""model = "gpt-5.5"
 model_provider = "mock"
@@ -187,10 +204,14 @@ plugins = false
         )  # `plugins` would otherwise reach github.com at start-up
         env.update(CODEX_HOME=codex_home, MOCK_API_KEY="dummy-key")
         argv = [exe, "exec", "--json", "--skip-git-repo-check"]
+        if resume:  # `exec resume` takes the same options after it
+            argv = [exe, "exec", "resume", "--json", "--skip-git-repo-check"]
         if denied:  # read-only sandbox, approval "never": the mock asks for escalation
             argv += ["--sandbox", "read-only"]
         else:
             argv.append("--dangerously-bypass-approvals-and-sandbox")
+        if resume:
+            argv.append(resume_id)
         argv.append(prompt)
 
     elif agent == "gemini":
@@ -205,14 +226,16 @@ plugins = false
         if linger:  # a SessionEnd hook keeps the CLI alive after its result
             settings["hooks"] = {"SessionEnd": [{"matcher": "*", "hooks": [
                 {"name": "linger", "type": "command", "command": "sleep 60", "timeout": 60000}]}]}
-        write(os.path.join(home, ".gemini", "settings.json"), json.dumps(settings, indent=2))
+        put(os.path.join(home, ".gemini", "settings.json"), json.dumps(settings, indent=2))
         if denied:  # a user policy (tier 4) outranks yolo's allow-all rule (tier 1)
-            write(os.path.join(home, ".gemini", "policies", "deny-touch.toml"),
+            put(os.path.join(home, ".gemini", "policies", "deny-touch.toml"),
                   '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
                   'decision = "deny"\npriority = 999\n')
         env.update(GEMINI_API_KEY="test-not-a-key", GOOGLE_GEMINI_BASE_URL=base)
         argv = [exe, "-p", prompt, "--output-format", "stream-json", "--skip-trust",
                 "--approval-mode", "yolo"]
+        if resume:  # takes "latest" or an index of --list-sessions, not the session id
+            argv += ["--resume", "latest"]
 
     elif agent == "qwen":
         settings = {
@@ -222,7 +245,7 @@ plugins = false
             "general": {"enableAutoUpdate": False},
             "model": {"generationConfig": {"maxRetries": 0}},  # SDK retries: 4 tries per attempt otherwise
         }
-        write(os.path.join(home, ".qwen", "settings.json"), json.dumps(settings))
+        put(os.path.join(home, ".qwen", "settings.json"), json.dumps(settings))
         env["PATH"] = node22_bin(latest) + ":" + env["PATH"]  # cli.js is `#!/usr/bin/env node`
         env.update(
             OPENAI_API_KEY="sk-test-not-a-key",
@@ -232,6 +255,8 @@ plugins = false
             QWEN_TELEMETRY_ENABLED="0",
         )
         argv = [exe, "--auth-type", "openai", "-p", prompt, "--output-format", "stream-json"]
+        if resume:
+            argv += ["--resume", resume_id]
         if variant == "partial":
             argv.append("--include-partial-messages")
         if not denied:  # without --yolo the shell tool is not allowed
@@ -255,13 +280,13 @@ plugins = false
         }
         if denied:  # a pattern rule: `bash` stays offered, `touch` is refused
             config["permission"] = {"bash": {"*": "allow", "touch *": "deny"}}
-        write(os.path.join(workdir, "opencode.json"), json.dumps(config, indent=2))
+        put(os.path.join(workdir, "opencode.json"), json.dumps(config, indent=2))
         # OpenCode npm-installs @opencode-ai/plugin into its config dir at start-up unless it
         # is there already: put the pre-installed copy there (hard links, no download).
         plugin_src = install_dir("ocplugin", latest)
         plugin_dst = os.path.join(xdg["XDG_CONFIG_HOME"], "opencode")
-        os.makedirs(plugin_dst)
-        for name in ("package.json", "package-lock.json", "node_modules"):
+        os.makedirs(plugin_dst, exist_ok=True)
+        for name in ([] if resume else ("package.json", "package-lock.json", "node_modules")):
             src = os.path.join(plugin_src, name)
             if os.path.isdir(src):
                 shutil.copytree(src, os.path.join(plugin_dst, name), copy_function=os.link, symlinks=True)
@@ -275,12 +300,89 @@ plugins = false
             OPENCODE_DISABLE_AUTOUPDATE="1",
         )
         argv = [exe, "run", "--format", "json"]
+        if resume:
+            argv += ["--session", resume_id]
         if variant == "thinking":
             argv.append("--thinking")
         argv.append(prompt)
     else:
         raise SystemExit(f"unknown agent {agent}")
-    return {"argv": argv, "env": env, "cwd": proj, "prompt": prompt}
+    return {"argv": argv, "env": env, "cwd": proj, "prompt": prompt, "run": run_id}
+
+
+# ---- the agents' own stores ---------------------------------------------------------
+
+# How the second invocation of `resume` picks up the first one's session (prepare).
+RESUME_FLAGS = {
+    "claude": "-p PROMPT --resume SESSION_ID",
+    "codex": "exec resume --json ... SESSION_ID PROMPT",
+    "gemini": "-p PROMPT --resume latest",
+    "qwen": "-p PROMPT --resume SESSION_ID",
+    "opencode": "run --session SESSION_ID PROMPT",
+}
+STORE_BLOB_LIMIT = 50_000  # bytes: bigger tool-result blobs are left out of the fixtures
+# OpenCode's store is an SQLite database whose WAL holds 0.6-1.4 MB after one run (every
+# page write of the schema's 38 migrations and of each row update is a frame): only these
+# runs keep it in the fixtures (about 4.8 MB together; the others go to target/e2e/stores/).
+OPENCODE_STORES = {"tool", "think", "badrequest", "midtool", "resume.2"}
+
+
+def store_committed(agent: str, scen: str, variant: str, stem: str) -> bool:
+    """Whether the run's store goes beside its stream in the fixtures (else only into
+    target/e2e/stores/). The variants only change what the CLI prints (partial messages,
+    --thinking), not what it stores: only the plain variant's store is kept."""
+    if variant:
+        return False
+    return agent != "opencode" or stem in OPENCODE_STORES
+
+
+def redactions() -> list[tuple[bytes, bytes]]:
+    """The recording machine's identity, as it can show up in a store: Claude Code writes
+    the kernel release into its environment snapshot (`osVersion`, "OS Version: Linux …").
+    The API keys are fake already (agents.prepare)."""
+    import socket
+
+    out = [(os.uname().release.encode(), b"0.0.0-redacted")]
+    host = socket.gethostname()
+    if len(host) >= 6:  # a short name would also match inside unrelated words
+        out.append((host.encode(), b"redacted-host"))
+    return out
+
+
+def store_files(agent: str, home: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """The files of the agent's own session store under `home`, as paths relative to it:
+    (kept, [(left out, why)]). See tests/fixtures/recorded/STORES.md."""
+    import fnmatch
+
+    def walk(top):
+        for d, _, files in os.walk(os.path.join(home, top)):
+            for f in files:
+                yield os.path.relpath(os.path.join(d, f), home)
+
+    kept, skipped = [], []
+    if agent == "claude":
+        for rel in walk(".claude/projects"):
+            size = os.path.getsize(os.path.join(home, rel))
+            if "/tool-results/" in rel and size > STORE_BLOB_LIMIT:
+                skipped.append((rel, f"{size} bytes"))
+            else:
+                kept.append(rel)
+    elif agent == "codex":
+        kept = [r for top in (".codex/sessions", ".codex/archived_sessions") for r in walk(top)]
+    elif agent == "gemini":
+        kept = [r for r in walk(".gemini/tmp") if fnmatch.fnmatch(r, ".gemini/tmp/*/chats/*")]
+        if os.path.exists(os.path.join(home, ".gemini/projects.json")):
+            kept.append(".gemini/projects.json")
+    elif agent == "qwen":
+        kept = [r for r in walk(".qwen/projects") if fnmatch.fnmatch(r, ".qwen/projects/*/chats/*")]
+        if os.path.exists(os.path.join(home, ".qwen/usage_record.jsonl")):
+            kept.append(".qwen/usage_record.jsonl")
+    elif agent == "opencode":
+        share = ".local/share/opencode"
+        kept = [f"{share}/{f}" for f in ("opencode.db", "opencode.db-wal")
+                if os.path.exists(os.path.join(home, share, f))]
+        kept += list(walk(f"{share}/storage"))
+    return sorted(kept), skipped
 
 
 # ---- expectations ------------------------------------------------------------------
@@ -293,7 +395,7 @@ def expect(agent: str, scen_name: str, stdout: bytes) -> dict:
     session id, and the call ids that the CLI mints itself (Codex `item_N`, Gemini
     `<tool>__<id>`; the other agents pass the mock's ids through). Everything else, the
     answer, the final text, the status, the tools and their outcome, is the script's."""
-    scen = scenarios.SCENARIOS[scen_name]
+    scen = scenarios.BY_NAME[scen_name]  # "resumed": the second part of "resume"
     answered = scen.status == "success"
     texts = ["".join(t.text) for t in scen.turns if t.text] if answered else None
     ids, session, done = stream_ids(agent, stdout)

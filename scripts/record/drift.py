@@ -57,6 +57,8 @@ def read_dir(d: str) -> dict:
     """agent -> (version, {run name: {"lines", "status", "kinds", "paths", "stdout"}})."""
     out = {}
     for agent in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        if not os.path.isdir(os.path.join(d, agent)):  # STORES.md
+            continue
         versions = sorted(os.listdir(os.path.join(d, agent)))
         if not versions:
             continue

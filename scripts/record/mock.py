@@ -12,6 +12,12 @@ names to use comes from the agent, told by its User-Agent. Stdlib only; binds lo
 only; exits by itself after --lifetime seconds. Every request is logged (one JSON line,
 without the body) to --log, and a run that reaches a stall is noted there too, which is
 how the recorder knows when to kill the CLI.
+
+Token counts are fixed and distinct per response (`numbers`): the n-th response of a run
+(the `RUN=` word of the prompt) reports input 1000+10n, cached 200+n, output 70+2n, ...,
+and a side request 5000+10n, ..., so that what a CLI writes to its own store can be
+matched to the response it came from. Each response is logged too (`"event": "response"`: its id,
+the usage objects as sent, normalized), which the recorder turns into `<run>.usage.json`.
 """
 
 import argparse
@@ -29,6 +35,45 @@ import scenarios  # noqa: E402
 LOG_LOCK = threading.Lock()
 LOG = None
 IDS = itertools.count(1)
+SEQ = itertools.count(1)  # request numbers, to pair a request's log line with its response's
+COUNTS: dict = {}  # (run, side?) -> responses served so far
+
+
+def next_index(run, side: bool) -> int:
+    """n of this response: 1, 2, ... per run, main and side requests counted apart."""
+    with LOG_LOCK:
+        COUNTS[(run, side)] = COUNTS.get((run, side), 0) + 1
+        return COUNTS[(run, side)]
+
+
+def numbers(n: int, side: bool, thinking: bool) -> dict:
+    """The token counts the n-th response of a run reports: fixed, distinct and known, so
+    that what a CLI stores can be checked against what the server said. `input` counts
+    the whole prompt where the wire API includes cached tokens in it (OpenAI, Gemini),
+    the uncached part where it does not (Anthropic); `output` includes `reasoning` where
+    the API does (OpenAI), not where it does not (Gemini's candidates)."""
+    # Steps of 10, 1 and 2 keep the differences distinct too (input - cached, output -
+    # reasoning), which some CLIs store instead of the wire's numbers.
+    if side:
+        return {"input": 5000 + 10 * n, "cached": 500 + n, "cache_write": 600 + n, "output": 50 + 2 * n,
+                "reasoning": 0}
+    return {"input": 1000 + 10 * n, "cached": 200 + n, "cache_write": 300 + n, "output": 70 + 2 * n,
+            "reasoning": 40 + n if thinking else 0}
+
+
+def normalized(wire: str, k: dict | None) -> dict | None:
+    """One shape for every wire API: input = every prompt token (cached and cache writes
+    included), output = every generated token (reasoning included), total = input + output."""
+    if k is None:
+        return None
+    if wire == "anthropic":  # input_tokens excludes cache reads and writes; no reasoning count
+        inp, out, cw, reas = k["input"] + k["cached"] + k["cache_write"], k["output"], k["cache_write"], None
+    elif wire == "gemini":  # thoughts are not in candidatesTokenCount; no cache writes
+        inp, out, cw, reas = k["input"], k["output"] + k["reasoning"], 0, k["reasoning"]
+    else:  # responses, chat: prompt includes cached, completion includes reasoning
+        inp, out, cw, reas = k["input"], k["output"], 0, k["reasoning"]
+    return {"input": inp, "cached": k["cached"], "cache_write": cw, "output": out,
+            "reasoning": reas, "total": inp + out}
 
 
 def log(**entry):
@@ -116,9 +161,18 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             return {}
 
+    def request_id_header(self):
+        """As the real APIs: Anthropic's `request-id` (Claude Code stores it as `requestId`),
+        OpenAI's `x-request-id`; Gemini's API sends none."""
+        name = {"anthropic": "request-id", "responses": "x-request-id", "chat": "x-request-id"}.get(
+            getattr(self, "wire", None))
+        if name and getattr(self, "request_id", None):
+            self.send_header(name, self.request_id)
+
     def send_json(self, status, obj):
         data = json.dumps(obj).encode()
         self.send_response(status)
+        self.request_id_header()
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
         self.end_headers()
@@ -126,6 +180,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def start_sse(self):
         self.send_response(200)
+        self.request_id_header()
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
@@ -176,30 +231,51 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(404, {"error": {"message": "not found (mock)"}})
         prompt, results, side, offered = getattr(self, "read_" + wire)(req)
         scen, lines = scenarios.find(prompt)
-        m = re.search(r"WORKDIR=([^\s\"']+)", prompt)  # OpenCode quotes the prompt
-        workdir = m.group(1) if m else ""
-        m = re.search(r"RUN=([^\s\"']+)", prompt)
-        self.run_id = m.group(1) if m else None
-        if side or scen is None:
-            log(path=self.path, agent=agent, side=True)
-            turn = scenarios.Turn(text=[scenarios.SIDE_ANSWER])
-            return getattr(self, "send_" + wire)(
-                req, Reply(turn, agent, workdir, offered, lines, "call_"), agent, None
-            )
-        turn = scenarios.turn_for(scen, results)
-        log(path=self.path, agent=agent, run=self.run_id, scenario=scen.name, tool_results=results,
-            http_error=turn.http_error, t=time.time())
-        if turn.http_error:
-            return self.send_json(turn.http_error, self.error_body(wire, turn.http_error))
-        prefix = {"anthropic": "toolu_mock", "responses": "call_mock"}.get(wire, "call_mock")
-        reply = Reply(turn, agent, workdir, offered, lines, prefix)
+        # The last of each: a resumed session holds the first invocation's prompt too.
+        m = re.findall(r"WORKDIR=([^\s\"']+)", prompt)  # OpenCode quotes the prompt
+        workdir = m[-1] if m else ""
+        m = re.findall(r"RUN=([^\s\"']+)", prompt)
+        self.run_id = m[-1] if m else None
+        side = side or scen is None
+        seq, t0 = next(SEQ), time.time()
+        self.wire, self.request_id = wire, f"req_mock{seq:04}"
+        self.sent, self.final, self.response_id, self.tokens = {}, False, None, None
+        status, n = 200, None
         try:
-            getattr(self, "send_" + wire)(req, reply, agent, scen)
-        except OSError:  # the CLI went away (killed): nothing to do
-            self.close_connection = True
-            return
-        if reply.calls:  # the recorder kills `midtool` runs once their tool runs
-            log(event="tools", agent=agent, scenario=scen.name, run=self.run_id, t=time.time())
+            if side:
+                log(path=self.path, agent=agent, run=self.run_id, side=True, seq=seq, t=t0)
+                turn = scenarios.Turn(text=[scenarios.SIDE_ANSWER])
+                n = next_index(self.run_id, True)
+                self.tokens = numbers(n, True, False)
+                return getattr(self, "send_" + wire)(
+                    req, Reply(turn, agent, workdir, offered, lines, "call_"), agent, None
+                )
+            turn = scenarios.turn_for(scen, results)
+            log(path=self.path, agent=agent, run=self.run_id, scenario=scen.name, tool_results=results,
+                http_error=turn.http_error, seq=seq, t=t0)
+            if turn.http_error:
+                status = turn.http_error
+                return self.send_json(turn.http_error, self.error_body(wire, turn.http_error))
+            n = next_index(self.run_id, False)
+            self.tokens = numbers(n, False, bool(turn.thinking))
+            prefix = {"anthropic": "toolu_mock", "responses": "call_mock"}.get(wire, "call_mock")
+            reply = Reply(turn, agent, workdir, offered, lines, prefix)
+            try:
+                getattr(self, "send_" + wire)(req, reply, agent, scen)
+            except OSError:  # the CLI went away (killed): nothing to do
+                self.close_connection = True
+                return
+            if reply.calls:  # the recorder kills `midtool` runs once their tool runs
+                log(event="tools", agent=agent, scenario=scen.name, run=self.run_id, t=time.time())
+        finally:
+            # What this response reported, for the run's `.usage.json`: the usage objects as
+            # they went on the wire (keyed by where they were sent), and the same numbers
+            # normalized, once the final usage was sent.
+            log(event="response", seq=seq, run=self.run_id, agent=agent, wire=wire, path=path,
+                side=side, n=n, status=status, id=self.response_id,
+                request_id=self.request_id if wire != "gemini" else None, usage=self.sent or None,
+                final=self.final, normalized=normalized(wire, self.tokens) if self.final else None,
+                t0=t0, t=time.time())
 
     def error_body(self, wire, status):
         message = {500: "Internal server error (mock)", 400: "Bad request (mock)"}.get(
@@ -222,10 +298,12 @@ class Handler(BaseHTTPRequestHandler):
             content = msg.get("content")
             if isinstance(content, str):
                 texts.append(content)
+                results = 0 if "SCEN_" in content else results
                 continue
             for block in content or []:
                 if block.get("type") == "text":
                     texts.append(block.get("text", ""))
+                    results = 0 if "SCEN_" in block.get("text", "") else results
                 elif block.get("type") == "tool_result":
                     results += 1
         offered = {t.get("name"): t.get("input_schema") for t in req.get("tools") or []}
@@ -236,10 +314,10 @@ class Handler(BaseHTTPRequestHandler):
         for item in req.get("input") or []:
             if item.get("type", "message") == "message" and item.get("role") == "user":
                 content = item.get("content")
-                if isinstance(content, str):
-                    texts.append(content)
-                else:
-                    texts += [c.get("text", "") for c in content or []]
+                new = [content] if isinstance(content, str) else [c.get("text", "") for c in content or []]
+                texts += new
+                if any("SCEN_" in x for x in new):  # a prompt: count the results after it
+                    results = 0
             elif item.get("type", "").endswith("_call_output"):
                 results += 1
         offered = {t.get("name"): t.get("parameters") for t in req.get("tools") or []}
@@ -253,6 +331,7 @@ class Handler(BaseHTTPRequestHandler):
                 content = "\n".join(c.get("text", "") for c in content if isinstance(c, dict))
             if msg.get("role") == "user":
                 texts.append(content or "")
+                results = 0 if "SCEN_" in (content or "") else results
             elif msg.get("role") == "system":
                 system += content or ""
             elif msg.get("role") == "tool":
@@ -272,6 +351,7 @@ class Handler(BaseHTTPRequestHandler):
             for part in content.get("parts", []):
                 if "text" in part and content.get("role") == "user":
                     texts.append(part["text"])
+                    results = 0 if "SCEN_" in part["text"] else results
                 if "functionResponse" in part:
                     results += 1
         offered = {}
@@ -286,13 +366,18 @@ class Handler(BaseHTTPRequestHandler):
     # ---- Anthropic Messages -----------------------------------------------------------
 
     def send_anthropic(self, req, reply, agent, scen):
+        k = self.tokens
+        self.response_id = f"msg_mock{next(IDS):04}"
+        start_usage = {"input_tokens": k["input"], "cache_creation_input_tokens": k["cache_write"],
+                       "cache_read_input_tokens": k["cached"], "output_tokens": 1}
         if not req.get("stream"):
             text = "".join(reply.turn.text)
+            usage = {**start_usage, "output_tokens": k["output"]}
+            self.sent["body"], self.final = usage, True
             return self.send_json(200, {
-                "id": f"msg_mock{next(IDS):04}", "type": "message", "role": "assistant",
+                "id": self.response_id, "type": "message", "role": "assistant",
                 "model": req.get("model"), "content": [{"type": "text", "text": text}],
-                "stop_reason": "end_turn", "stop_sequence": None,
-                "usage": {"input_tokens": 100, "output_tokens": 10},
+                "stop_reason": "end_turn", "stop_sequence": None, "usage": usage,
             })
         self.start_sse()
 
@@ -301,11 +386,13 @@ class Handler(BaseHTTPRequestHandler):
             self.chunk(f"event: {kind}\ndata: {json.dumps(obj)}\n\n".encode())
 
         t = reply.turn
+        # as the real API: message_start has the input counts and a placeholder output of 1,
+        # message_delta the final output count
         ev("message_start", {"message": {
-            "id": f"msg_mock{next(IDS):04}", "type": "message", "role": "assistant",
+            "id": self.response_id, "type": "message", "role": "assistant",
             "model": req.get("model"), "content": [], "stop_reason": None, "stop_sequence": None,
-            "usage": {"input_tokens": 1200, "cache_creation_input_tokens": 0,
-                      "cache_read_input_tokens": 0, "output_tokens": 1}}})
+            "usage": start_usage}})
+        self.sent["message_start"] = start_usage
         ev("ping", {})
         index = 0
         if t.thinking:
@@ -332,8 +419,10 @@ class Handler(BaseHTTPRequestHandler):
                 ev("content_block_delta", {"index": index, "delta": {"type": "input_json_delta", "partial_json": p}})
             ev("content_block_stop", {"index": index})
             index += 1
+        delta_usage = {"output_tokens": k["output"]}
         ev("message_delta", {"delta": {"stop_reason": "tool_use" if reply.calls else "end_turn", "stop_sequence": None},
-                             "usage": {"output_tokens": 20 + len(t.text) + len(t.thinking)}})
+                             "usage": delta_usage})
+        self.sent["message_delta"], self.final = delta_usage, True
         ev("message_stop", {})
         self.end_sse()
 
@@ -343,7 +432,8 @@ class Handler(BaseHTTPRequestHandler):
         self.start_sse()
         seq = itertools.count()
         t = reply.turn
-        rid = f"resp_mock{next(IDS):04}"
+        rid = self.response_id = f"resp_mock{next(IDS):04}"
+        k = self.tokens
         base = {"id": rid, "object": "response", "created_at": int(time.time()),
                 "model": req.get("model"), "output": []}
 
@@ -398,10 +488,11 @@ class Handler(BaseHTTPRequestHandler):
             item = {**item, "status": "completed", "arguments": args}
             ev("response.output_item.done", {"output_index": i, "item": item})
             output.append(item)
-        usage = {"input_tokens": 1200, "input_tokens_details": {"cached_tokens": 200},
-                 "output_tokens": 40, "output_tokens_details": {"reasoning_tokens": 16 if t.thinking else 0},
-                 "total_tokens": 1240}
+        usage = {"input_tokens": k["input"], "input_tokens_details": {"cached_tokens": k["cached"]},
+                 "output_tokens": k["output"], "output_tokens_details": {"reasoning_tokens": k["reasoning"]},
+                 "total_tokens": k["input"] + k["output"]}
         ev("response.completed", {"response": {**base, "status": "completed", "output": output, "usage": usage}})
+        self.sent["response.completed"], self.final = usage, True
         self.end_sse()
 
     # ---- OpenAI Chat Completions ------------------------------------------------------
@@ -409,10 +500,13 @@ class Handler(BaseHTTPRequestHandler):
     def send_chat(self, req, reply, agent, scen):
         t = reply.turn
         cid, created, model = f"chatcmpl-mock{next(IDS):04}", int(time.time()), req.get("model")
-        usage = {"prompt_tokens": 1200, "completion_tokens": 80, "total_tokens": 1280,
-                 "prompt_tokens_details": {"cached_tokens": 200},
-                 "completion_tokens_details": {"reasoning_tokens": 16 if t.thinking else 0}}
+        self.response_id, k = cid, self.tokens
+        usage = {"prompt_tokens": k["input"], "completion_tokens": k["output"],
+                 "total_tokens": k["input"] + k["output"],
+                 "prompt_tokens_details": {"cached_tokens": k["cached"]},
+                 "completion_tokens_details": {"reasoning_tokens": k["reasoning"]}}
         if not req.get("stream"):
+            self.sent["body"], self.final = usage, True
             return self.send_json(200, {
                 "id": cid, "object": "chat.completion", "created": created, "model": model,
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": "".join(t.text)},
@@ -440,6 +534,7 @@ class Handler(BaseHTTPRequestHandler):
                 ev({"tool_calls": [{"index": n, "function": {"arguments": p}}]})
         ev({}, "tool_calls" if reply.calls else "stop")
         ev(None, usage=usage)
+        self.sent["chunk"], self.final = usage, True
         self.chunk(b"data: [DONE]\n\n")
         self.end_sse()
 
@@ -448,8 +543,14 @@ class Handler(BaseHTTPRequestHandler):
     def send_gemini(self, req, reply, agent, scen):
         t = reply.turn
         model = self.path.split("/models/")[-1].split(":")[0]
-        rid = f"mock-response-{next(IDS):04}"
-        prompt_tokens = len(json.dumps(req.get("contents", []))) // 4
+        rid = self.response_id = f"mock-response-{next(IDS):04}"
+        k = self.tokens
+        # the prompt count includes the cached tokens; thoughts are not in the candidates
+        final_usage = {"promptTokenCount": k["input"], "candidatesTokenCount": k["output"],
+                       "cachedContentTokenCount": k["cached"],
+                       "totalTokenCount": k["input"] + k["output"] + k["reasoning"]}
+        if k["reasoning"]:
+            final_usage["thoughtsTokenCount"] = k["reasoning"]
         gen = req.get("generationConfig") or {}
         if ":generateContent" in self.path or "responseJsonSchema" in gen:
             # The model router: steer it to "pro", whatever the schema asks.
@@ -460,9 +561,9 @@ class Handler(BaseHTTPRequestHandler):
                 answer[k] = 90 if typ == "integer" else "pro" if "choice" in k else "mock reasoning"
             body = {"candidates": [{"content": {"parts": [{"text": json.dumps(answer)}], "role": "model"},
                                     "finishReason": "STOP", "index": 0}],
-                    "usageMetadata": {"promptTokenCount": prompt_tokens, "candidatesTokenCount": 10,
-                                      "totalTokenCount": prompt_tokens + 10},
-                    "modelVersion": model, "responseId": rid}
+                    "usageMetadata": final_usage, "modelVersion": model, "responseId": rid}
+            self.sent["body" if ":generateContent" in self.path else "final_chunk"] = final_usage
+            self.final = True
             if ":generateContent" in self.path:
                 return self.send_json(200, body)
             self.start_sse()
@@ -472,13 +573,14 @@ class Handler(BaseHTTPRequestHandler):
 
         def ev(parts, final=False):
             cand = {"content": {"parts": parts, "role": "model"}, "index": 0}
-            usage = {"promptTokenCount": prompt_tokens, "totalTokenCount": prompt_tokens}
+            # the earlier chunks carry the prompt count only, the last one everything
+            usage = {"promptTokenCount": k["input"], "totalTokenCount": k["input"]}
             if final:
                 cand["finishReason"] = "STOP"
-                usage = {"promptTokenCount": prompt_tokens, "candidatesTokenCount": 40,
-                         "totalTokenCount": prompt_tokens + 40 + (16 if t.thinking else 0)}
-                if t.thinking:
-                    usage["thoughtsTokenCount"] = 16
+                usage = final_usage
+                self.sent["final_chunk"], self.final = usage, True
+            else:
+                self.sent.setdefault("chunks", usage)
             obj = {"candidates": [cand], "usageMetadata": usage, "modelVersion": model, "responseId": rid}
             self.chunk(f"data: {json.dumps(obj)}\r\n\r\n".encode())
 

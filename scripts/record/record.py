@@ -136,19 +136,59 @@ def kill_group(proc, grace=5.0):
 def record_one(agent, scen, variant, out_dir, version, latest, log_path, lines=None):
     name = agents.run_name(scen, variant)
     work = os.path.join(WORK, "latest" if latest else "pinned", agent, name + ("-mb" if lines else ""))
-    setup = agents.prepare(agent, scen, variant, work, PORT, lines=lines, latest=latest)
     dest = os.path.join(out_dir, agent, version)
     os.makedirs(dest, exist_ok=True)
-    base = os.path.join(dest, name)
+    scenario = scenarios.SCENARIOS[scen]
     start = time.time()
+    # A resume is two invocations in the same HOME: `<name>.1.*` and `<name>.2.*`.
+    parts = [1, 2] if scenario.then else [None]
+    session, status, stdout = None, None, b""
+    for part in parts:
+        stem = name if part is None else f"{name}.{part}"
+        if part == 2 and session is None and agent != "gemini":  # Gemini resumes "latest"
+            raise RuntimeError(f"{agent} {stem}: part 1 gave no session id to resume")
+        setup = agents.prepare(agent, scen, variant, work, PORT, lines=lines, latest=latest,
+                               part=part, resume_id=session,
+                               run_id=f"{agent}-{stem}" + ("-mb" if lines else ""))
+        turns = scenario.then if part == 2 else scenario
+        base = os.path.join(dest, stem)
+        status, stdout = run_cli(agent, stem, setup, base, turns, log_path)
+        exp = agents.expect(agent, turns.name, stdout)
+        with open(base + ".expect.json", "w") as f:
+            json.dump(exp, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+        write_usage(log_path, agent, setup["run"], base + ".usage.json")
+        store = base + ".store"
+        if not agents.store_committed(agent, scen, variant, stem) and not lines:
+            shutil.rmtree(store, ignore_errors=True)  # kept out of the repo: only in target/
+            store = os.path.join(agents.REPO, "target", "e2e", "stores", agent, version, stem + ".store")
+        copy_store(agent, setup["env"]["HOME"], store)
+        session = exp["runs"][0]["session_id"]
+        # A cheap sanity check of the recording against the script (not of cursor-stream):
+        # every scripted call shows up in the stream.
+        seen = len(agents.stream_ids(agent, stdout)[0])
+        scripted = len(exp["runs"][0]["tools"])
+        if seen != scripted:
+            print(f"warning: {agent} {stem}: {seen} tool calls in the stream, {scripted} scripted",
+                  file=sys.stderr)
+    if scenario.then:
+        write_resume_note(agent, name, dest, scenario)
+    return {"agent": agent, "run": name, "status": status, "lines": stdout.count(b"\n"),
+            "bytes": len(stdout), "seconds": round(time.time() - start, 1),
+            "last": last_event(stdout)}
+
+
+def run_cli(agent, stem, setup, base, scen, log_path):
+    """One invocation of the CLI: its stdout, stderr and exit status written byte for byte
+    to `base`.{stdout,stderr,status}; returns (status, stdout)."""
     with open(base + ".stdout", "wb") as out, open(base + ".stderr", "wb") as err:
         proc = subprocess.Popen(setup["argv"], env=setup["env"], cwd=setup["cwd"],
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                 start_new_session=True)  # a process group to kill
-        if scenarios.SCENARIOS[scen].status == "no_result":
+        if scen.status == "no_result":
             # killed: mid-answer (the mock stalls) or mid-tool (the command sleeps)
-            event = "stall" if scenarios.SCENARIOS[scen].turns[0].stall_after is not None else "tools"
-            if wait_for_stall(log_path, f"{agent}-{name}", proc, 60, event):
+            event = "stall" if scen.turns[0].stall_after is not None else "tools"
+            if wait_for_stall(log_path, setup["run"], proc, 60, event):
                 time.sleep(2.0)  # let what was sent reach stdout, the tool start
             kill_group(proc)  # SIGTERM to the whole group, as Ctrl-C or a CI timeout would
         else:
@@ -160,29 +200,104 @@ def record_one(agent, scen, variant, out_dir, version, latest, log_path, lines=N
     status = status_of(proc.returncode)
     with open(base + ".status", "w") as f:
         f.write(f"{status}\n")
-    stdout = open(base + ".stdout", "rb").read()
-    exp = agents.expect(agent, scen, stdout)
-    with open(base + ".expect.json", "w") as f:
-        json.dump(exp, f, indent=2, ensure_ascii=False)
-        f.write("\n")
-    # A cheap sanity check of the recording against the script (not of cursor-stream):
-    # every scripted call shows up in the stream, and the CLI's status agrees in kind.
-    seen = len(agents.stream_ids(agent, stdout)[0])
     left = leftovers(setup["env"]["CS_E2E_RUN"])
     if left:  # escaped the group (a session of its own): note it, and stop it
-        print(f"note: {agent} {name}: left behind after the group was killed: {left}", file=sys.stderr)
+        print(f"note: {agent} {stem}: left behind after the group was killed: {left}", file=sys.stderr)
         for pid in left:
             try:
                 os.kill(int(pid.split()[0]), signal.SIGKILL)
             except (ProcessLookupError, ValueError):
                 pass
-    scripted = len(exp["runs"][0]["tools"])
-    if seen != scripted:
-        print(f"warning: {agent} {name}: {seen} tool calls in the stream, {scripted} scripted",
-              file=sys.stderr)
-    return {"agent": agent, "run": name, "status": status, "lines": stdout.count(b"\n"),
-            "bytes": len(stdout), "seconds": round(time.time() - start, 1),
-            "last": last_event(stdout)}
+    return status, open(base + ".stdout", "rb").read()
+
+
+def copy_store(agent, home, dest):
+    """The agent's own session store as the run left it in HOME (agents.store_files),
+    byte for byte, to `dest`/<path relative to HOME>, but for the machine's identity
+    (agents.redactions) in text files. What is left out is printed."""
+    shutil.rmtree(dest, ignore_errors=True)
+    kept, skipped = agents.store_files(agent, home)
+    for rel in kept:
+        os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
+        data = open(os.path.join(home, rel), "rb").read()
+        for old, new in agents.redactions():
+            if old in data and ".db" in rel:  # SQLite pages and WAL frames carry checksums
+                print(f"warning: {agent} {rel}: holds {old!r}, kept as is (SQLite)", file=sys.stderr)
+            elif old in data:
+                data = data.replace(old, new)
+        with open(os.path.join(dest, rel), "wb") as f:
+            f.write(data)
+    for rel, why in skipped:
+        print(f"note: {agent} {os.path.basename(dest)}: left out {rel} ({why})", file=sys.stderr)
+
+
+def write_usage(log_path, agent, run_id, path, wait=10.0):
+    """`<run>.usage.json`: every response the mock sent for the run, in the order the
+    requests came, with the usage it reported (mock.py `numbers`): as the wire API put it,
+    and normalized. Side requests are there too (`side`: Gemini's router, OpenCode's title,
+    Qwen's memory extraction), as are answers without usage (HTTP errors, a stall)."""
+    deadline = time.time() + wait
+    while True:  # a killed run's response is logged once the mock notices the client left
+        requests, responses = {}, {}
+        with open(log_path) as f:
+            for line in f:
+                try:
+                    ev = json.loads(line)
+                except ValueError:  # a line still being written
+                    continue
+                if ev.get("run") != run_id or "seq" not in ev:
+                    continue
+                (responses if ev.get("event") == "response" else requests)[ev["seq"]] = ev
+        if set(requests) <= set(responses) or time.time() > deadline:
+            break
+        time.sleep(0.2)
+    out = []
+    for seq in sorted(responses):
+        r, q = responses[seq], requests.get(seq, {})
+        entry = {"n": r["n"], "side": r["side"], "path": r["path"], "status": r["status"]}
+        if not r["side"]:
+            entry["tool_results"] = q.get("tool_results")
+        entry.update(id=r["id"], request_id=r.get("request_id"), final=r["final"], usage=r["usage"],
+                     normalized=r["normalized"])
+        out.append(entry)
+    doc = {"run": run_id, "agent": agent, "numbers": USAGE_NUMBERS, "responses": out,
+           "totals": totals([e["normalized"] for e in out if e["normalized"]]),
+           "totals_without_side": totals([e["normalized"] for e in out if e["normalized"] and not e["side"]])}
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
+USAGE_NUMBERS = ("the n-th main response of a run reports input 1000+10n, cached 200+n, cache writes "
+                 "300+n (Anthropic only), output 70+2n, reasoning 40+n (thinking turns only); the n-th "
+                 "side response 5000+10n, 500+n, 600+n, 50+2n, 0 (mock.py numbers). normalized: input = "
+                 "every prompt token (cached and cache writes included), output = every generated "
+                 "token (reasoning included), total = input + output")
+
+
+def totals(rows):
+    keys = ("input", "cached", "cache_write", "output", "reasoning", "total")
+    return {k: sum(r[k] or 0 for r in rows) for k in keys} if rows else None
+
+
+def write_resume_note(agent, name, dest, scenario):
+    """`<name>.json` beside a resume's two recordings: what each invocation was."""
+    parts = []
+    for part, sc in ((1, scenario), (2, scenario.then)):
+        exp = json.load(open(os.path.join(dest, f"{name}.{part}.expect.json")))
+        parts.append({
+            "stdout": f"{name}.{part}.stdout", "scenario": sc.name, "prompt": sc.prompt,
+            "resume_flags": None if part == 1 else agents.RESUME_FLAGS[agent],
+            "session_id": exp["runs"][0]["session_id"], "status": exp["runs"][0]["status"],
+            # the store as this invocation left it (not committed for every agent)
+            "store_after": f"{name}.{part}.store" if os.path.isdir(
+                os.path.join(dest, f"{name}.{part}.store")) else None,
+        })
+    with open(os.path.join(dest, f"{name}.json"), "w") as f:
+        json.dump({"agent": agent, "what": "one session, two invocations of the CLI in the same "
+                   "HOME and project: the second resumes the session of the first",
+                   "invocations": parts}, f, indent=2)
+        f.write("\n")
 
 
 def last_event(stdout: bytes) -> str:

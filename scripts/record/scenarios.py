@@ -2,9 +2,15 @@
 and `agents.py` derives each recording's `.expect.json` from them.
 
 A scenario is a list of model turns. The mock picks the turn from the number of tool
-results already in the conversation, so it needs no state: turn k is served once the
-tools of turns 0..k-1 have all reported back. A prompt selects its scenario with a
-marker word `SCEN_<NAME>`; `LINES=<n>` sizes the big-output command.
+results in the conversation since the last prompt that carries a marker, so it needs no
+state: turn k is served once the tools of turns 0..k-1 have all reported back. A prompt
+selects its scenario with a marker word `SCEN_<NAME>` (the last one in the conversation
+wins: a resumed session holds the earlier prompt too); `LINES=<n>` sizes the big-output
+command.
+
+A scenario with `then` is recorded as two invocations of the CLI in the same HOME and
+project: the first prompt, then the same session resumed with the prompt of `then` (a
+scenario of its own marker, served by the same rules).
 """
 
 from dataclasses import dataclass, field
@@ -33,6 +39,7 @@ class Scenario:
     prompt: str
     turns: list[Turn]
     status: str = "success"  # success | failed | no_result: what the run must be read as
+    then: "Scenario | None" = None  # a second invocation that resumes the session
 
 
 def _words(text: str) -> list[str]:
@@ -133,8 +140,25 @@ SCENARIOS = {
             ],
             status="no_result",
         ),
+        # Two invocations: a plain answer, then the same session resumed (each CLI's own
+        # resume flag, agents.py) with a prompt that makes a shell call.
+        Scenario(
+            "resume",
+            "Say hello, first turn.",
+            [Turn(text=_words("Hello from the first turn."))],
+            then=Scenario(
+                "resumed",
+                "Now run echo resumed.",
+                [
+                    Turn(text=_words("Resuming with a command."), tools=[Tool("shell", "echo resumed")]),
+                    Turn(text=_words("The resumed session printed resumed.")),
+                ],
+            ),
+        ),
     ]
 }
+# Every scenario a marker can name: the recorded ones and the second parts of resumes.
+BY_NAME = {**SCENARIOS, **{s.then.name: s.then for s in SCENARIOS.values() if s.then}}
 
 # Requests that are not the agent's turn (Gemini's model router, OpenCode's title,
 # Qwen's memory extraction) get this, whatever the scenario.
@@ -142,12 +166,13 @@ SIDE_ANSWER = "Mock side answer"
 
 
 def find(text: str) -> tuple[Scenario | None, int | None]:
-    """The scenario named by a `SCEN_<NAME>` marker in `text`, and its `LINES=` value."""
+    """The scenario named by the last `SCEN_<NAME>` marker in `text` (a resumed session
+    holds the first prompt too), and the `LINES=` value."""
     import re
 
-    m = re.search(r"SCEN_([A-Z]+)", text)
+    m = re.findall(r"SCEN_([A-Z]+)", text)
     lines = re.search(r"LINES=(\d+)", text)
-    scen = SCENARIOS.get(m.group(1).lower()) if m else None
+    scen = BY_NAME.get(m[-1].lower()) if m else None
     return scen, int(lines.group(1)) if lines else None
 
 

@@ -105,6 +105,8 @@ def main():
         os.path.dirname(__file__), "..", "..", "tests", "fixtures", "recorded")
     bad = n = 0
     for agent in sorted(os.listdir(root)):
+        if not os.path.isdir(os.path.join(root, agent)):  # STORES.md
+            continue
         for version in sorted(os.listdir(os.path.join(root, agent))):
             d = os.path.join(root, agent, version)
             for f in sorted(x for x in os.listdir(d) if x.endswith(".stdout")):

@@ -62,7 +62,11 @@ fn recorded() -> Vec<Case> {
         return cases;
     };
     for agent in agents {
-        for version in std::fs::read_dir(agent.unwrap().path()).unwrap() {
+        let agent = agent.unwrap().path();
+        if !agent.is_dir() {
+            continue; // STORES.md
+        }
+        for version in std::fs::read_dir(agent).unwrap() {
             for entry in std::fs::read_dir(version.unwrap().path()).unwrap() {
                 let path = entry.unwrap().path();
                 let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
