@@ -18,7 +18,7 @@
 //! | tool calls | `functionCall` parts → the `tool_result` record with the same id (`errorType` `execution_denied` is a rejection) |
 //! | notices | `qwen-code.api_error` telemetry |
 //! | run end | the next prompt, or the end of the log: success when the model's text came last; failed when a failed model call (`api_error`) came last; else no result |
-//! | usage | the `qwen-code.api_response` telemetry records, one per billed request (the side requests too, which no message records); a log without them, the `assistant` records' `usageMetadata`. `promptTokenCount` includes the cached tokens |
+//! | usage | the `qwen-code.api_response` telemetry records, one per billed request (the side requests too, which no message records); a log without them, the `assistant` records' `usageMetadata`. `promptTokenCount` includes the cached tokens, `candidatesTokenCount` the thoughts |
 
 use std::borrow::Cow;
 
@@ -423,14 +423,14 @@ impl QwenLog {
     }
 }
 
-/// Gemini's counts: the prompt counts the cached tokens; thoughts are output apart from
-/// the candidates.
+/// Gemini's names, OpenAI's counts: the prompt counts the cached tokens, and the
+/// candidates the thoughts (unlike Gemini's, where they are apart).
 fn usage(prompt: Num, cached: Num, candidates: Num, thoughts: Num) -> Usage {
     let cached = cached.as_u64().unwrap_or(0);
     let thoughts = thoughts.as_u64().unwrap_or(0);
     Usage {
         input: prompt.as_u64().unwrap_or(0).saturating_sub(cached),
-        output: candidates.as_u64().unwrap_or(0) + thoughts,
+        output: candidates.as_u64().unwrap_or(0),
         cache_read: cached,
         cache_write: 0,
         reasoning: Some(thoughts),

@@ -390,14 +390,30 @@ pub(crate) fn with_window(found: Found, window: &Window) -> Found {
 }
 
 /// The working directory a session log was written in, read from its first records
-/// (Claude, Codex and Qwen write `cwd` there; Gemini keeps the project's root beside its
-/// chats).
+/// (Claude, Codex and Qwen write `cwd` there; Gemini maps its project folders to their
+/// roots in `projects.json`, and kept the root beside the chats before).
 fn project_of(agent: Agent, path: &Path) -> Option<String> {
     if agent == Agent::Gemini {
         let project = path.parent()?.parent()?;
-        return fs::read_to_string(project.join(".project_root"))
+        let slug = project.file_name()?.to_str()?;
+        let gemini = project.parent()?.parent()?;
+        #[derive(serde::Deserialize)]
+        struct Projects {
+            projects: std::collections::HashMap<String, String>,
+        }
+        let mapped = fs::read(gemini.join("projects.json"))
             .ok()
-            .map(|s| s.trim().to_string());
+            .and_then(|bytes| serde_json::from_slice::<Projects>(&bytes).ok())
+            .and_then(|p| {
+                p.projects
+                    .into_iter()
+                    .find_map(|(root, s)| (s == slug).then_some(root))
+            });
+        return mapped.or_else(|| {
+            fs::read_to_string(project.join(".project_root"))
+                .ok()
+                .map(|s| s.trim().to_string())
+        });
     }
     let head = crate::stores::open::head(path, 1 << 20).ok()?;
     let at = memchr::memmem::find(&head, b"\"cwd\":")?;

@@ -21,6 +21,7 @@ mod properties;
 mod reference;
 #[cfg(unix)]
 mod run;
+mod stores;
 mod tools;
 mod transcript;
 #[cfg(unix)]

@@ -22,7 +22,7 @@
 //! | tool calls | `function_call`, `custom_tool_call`, `local_shell_call` → their `…_output` by `call_id` (the exit code from the output); `web_search_call` whole |
 //! | notices | `event_msg` `error`, `stream_error` |
 //! | run end | `task_complete` (failed when it carries an `error`); `turn_aborted` and a log that stops mid-turn are no result |
-//! | usage | the increase of `token_count`'s cumulative `total_token_usage` over the run (a re-sent count adds nothing; a fork's replay of its parent's counts, before its first prompt, is not counted) |
+//! | usage | each response's `token_usage_record` (0.16x on); before those, the increase of `token_count`'s cumulative `total_token_usage` over the run (a re-sent count adds nothing); a fork's replay of its parent's history, before its first prompt, is not counted |
 //! | final answer | `task_complete`'s `last_agent_message` |
 
 use std::borrow::Cow;
@@ -50,6 +50,10 @@ pub(crate) struct Rollout {
     /// The cumulative usage last counted, and where the open run's count started.
     total: Option<Tokens>,
     run_base: Option<Tokens>,
+    /// The open run's responses' own usage (`token_usage_record`, 0.16x on), which
+    /// counts each response once whatever the `token_count`s say (the first may come
+    /// after the tool's output, or never, when Codex is killed).
+    records: Option<Usage>,
     /// An error the open run reported, which fails it unless it completes.
     error: Option<String>,
     /// How the open run's last word leaves it, for a log that stops.
@@ -164,9 +168,8 @@ impl Dialect for Rollout {
                 Class::message(Wants::ALL)
             }
             NameId::TURN_CONTEXT => Class::message(Wants::NONE),
-            NameId::COMPACTED | NameId::WORLD_STATE | NameId::TOKEN_USAGE_RECORD => {
-                Class::noise(Wants::NONE)
-            }
+            NameId::TOKEN_USAGE_RECORD => Class::message(Wants::NONE),
+            NameId::COMPACTED | NameId::WORLD_STATE => Class::noise(Wants::NONE),
             // A log's other records (it is no contract: each release adds some).
             _ => Class::noise(Wants::NONE),
         }
@@ -204,6 +207,22 @@ impl Dialect for Rollout {
                 }
                 Ok(())
             }
+            NameId::TOKEN_USAGE_RECORD => {
+                #[derive(Deserialize, Default)]
+                #[serde(default)]
+                struct Record {
+                    usage: Object<TurnUsage>,
+                }
+                if sink.run_open()
+                    && let Ok(r) = crate::input::json::from_str::<Record>(payload.get())
+                    && let Some(u) = r.usage.0
+                {
+                    self.records
+                        .get_or_insert_with(Usage::default)
+                        .add(&Tokens::of(&u).since(None));
+                }
+                Ok(())
+            }
             NameId::EVENT_MSG | NameId::RESPONSE_ITEM => {
                 let p: Payload = match crate::input::json::from_str(payload.get()) {
                     Ok(p) => p,
@@ -228,6 +247,7 @@ impl Dialect for Rollout {
         self.error = None;
         self.last_ms = None;
         self.args = None;
+        self.records = None;
     }
 
     fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
@@ -336,10 +356,11 @@ impl Rollout {
             self.reset();
             return Ok(());
         }
-        let usage = self
-            .total
-            .filter(|t| Some(*t) != self.run_base)
-            .map(|t| t.since(self.run_base));
+        let usage = self.records.take().or_else(|| {
+            self.total
+                .filter(|t| Some(*t) != self.run_base)
+                .map(|t| t.since(self.run_base))
+        });
         self.run_base = self.total;
         let last_ms = self.last_ms;
         self.reset();

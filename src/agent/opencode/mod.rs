@@ -377,6 +377,11 @@ impl OpenCode {
         let time = state.time.unwrap_or_default();
         let mut call = tools::call(part.call_id.0.or(part.id.0), tool, state.input, wants);
         call.at_ms = time.start.as_u64();
+        // Not finished (a session log's part, left `running` by a killed OpenCode): it
+        // started, and is pending when the run ends.
+        if matches!(state.status.as_deref(), Some("running" | "pending")) {
+            return sink.tool_started(call);
+        }
         let error = state.error.map(|e| {
             crate::input::json::from_str::<String>(e.get()).unwrap_or_else(|_| e.get().to_owned())
         });
