@@ -275,9 +275,9 @@ pub(crate) enum AnyDialect {
     /// OpenCode's database, as lines (`agent::opencode::db`).
     OpenCodeLog(opencode::log::OpenCodeLog),
     /// Codex's rollouts (`~/.codex/sessions/…/rollout-*.jsonl`).
-    CodexLog(codex::rollout::Rollout),
+    CodexLog(Box<codex::rollout::Rollout>),
     /// Gemini CLI's chats (`~/.gemini/tmp/…/chats/session-*.jsonl`).
-    GeminiLog(gemini::chat::Chat),
+    GeminiLog(Box<gemini::chat::Chat>),
     /// Qwen Code's chats (`~/.qwen/projects/…/chats/*.jsonl`).
     QwenLog(qwen::QwenLog),
     /// Cursor's agent transcripts (`~/.cursor/projects/…/agent-transcripts/…`).
@@ -320,9 +320,9 @@ impl AnyDialect {
             (Agent::Claude | Agent::Qwen, _) => {
                 AnyDialect::Claude(claude::Claude::new(format.agent))
             }
-            (Agent::Codex, true) => AnyDialect::CodexLog(codex::rollout::Rollout::default()),
+            (Agent::Codex, true) => AnyDialect::CodexLog(Box::default()),
             (Agent::Codex, false) => AnyDialect::Codex(codex::Codex::default()),
-            (Agent::Gemini, true) => AnyDialect::GeminiLog(gemini::chat::Chat::default()),
+            (Agent::Gemini, true) => AnyDialect::GeminiLog(Box::default()),
             (Agent::Gemini, false) => AnyDialect::Gemini(gemini::Gemini::default()),
             (Agent::OpenCode, true) => {
                 AnyDialect::OpenCodeLog(opencode::log::OpenCodeLog::default())
