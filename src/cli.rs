@@ -17,6 +17,7 @@ Agents read (told apart automatically, or named with --agent):
   gemini    gemini -p … --output-format stream-json
   qwen      qwen -p … --output-format stream-json [--include-partial-messages]
   opencode  opencode run --format json …
+and the session logs each keeps on disk (--from AGENT, or a log's path, or a session id).
 
 Examples:
   agent -p \"fix the build\" --output-format stream-json --stream-partial-output | cursor-stream text
@@ -24,6 +25,8 @@ Examples:
   cursor-stream result run.ndjson              print the final answer; exit status tells success
   cursor-stream json run.ndjson                what --output-format json would have printed
   cursor-stream stats --json logs/*.ndjson     one row per run, each with its agent
+  cursor-stream sessions --since 2d            the agents' sessions of the last two days
+  cursor-stream tools --failed --from codex    failed calls in Codex's session logs
 
 Exit status:
   0  every run in the input ended with a success
