@@ -3432,7 +3432,6 @@ mod home {
             /// `token_usage_record`?), kept for a fork's replay.
             keep: Option<Vec<(i64, String, bool)>>,
             meta: String,
-            start_ms: i64,
         }
 
         impl Roll {
@@ -3522,7 +3521,6 @@ mod home {
                 history: 0,
                 keep: None,
                 meta: String::new(),
-                start_ms: start,
             };
             let exec = ctx.rng.chance(40);
             let (originator, source) = if exec {
@@ -3556,10 +3554,12 @@ mod home {
                 r.keep = Some(Vec::new());
             }
             // A fork replays its parent: the parent's `session_meta` and lines, not its
-            // `token_usage_record`s, with their own times.
+            // `token_usage_record`s, written when the fork is made (as real forks are: the
+            // replay shares the second of the fork's first line, which ccusage's replay
+            // detection relies on too); the fork's own first turn comes seconds later.
             if let Some(p) = &fork_of {
                 let lines = p.keep.as_deref().unwrap_or_default();
-                r.line(p.start_ms, &p.meta);
+                r.line(start, &p.meta);
                 let mut replayed = 1;
                 for (at, rest, usage_record) in lines {
                     if *usage_record {
@@ -3570,7 +3570,8 @@ mod home {
                     } else if rest.contains(r#""item":{"type":"UserMessage""#) {
                         ctx.trap("codex_replayed_prompts", 1);
                     }
-                    r.line(*at, rest);
+                    let _ = at;
+                    r.line(start, rest);
                     replayed += 1;
                 }
                 ctx.trap("codex_forked_files", 1);
@@ -3588,7 +3589,11 @@ mod home {
                 r.context = p.context;
                 r.history = p.history;
             }
-            let mut t = start;
+            let mut t = if fork_of.is_some() {
+                start + 5_000
+            } else {
+                start
+            };
             for k in 0..prompts {
                 let Some(at) = ctx.place_run(t) else { break };
                 if at - r.now > 3_600_000 {

@@ -87,7 +87,7 @@ fn run(config: &Config) -> anyhow::Result<ExitStatus> {
         }
     };
     let stdout: Box<dyn io::Read + Send> = Box::new(agent.take_stdout());
-    let inputs = std::iter::once(("agent".to_string(), Ok(stdout)));
+    let inputs = std::iter::once(("agent".to_string(), (1, 0), Ok(stdout)));
     let terminal_seen = Some(agent.watch.result_seen.clone());
     match with_view(
         &config.view,
@@ -158,10 +158,8 @@ fn read_inputs(config: &Config) -> anyhow::Result<ExitStatus> {
         );
     }
     let inputs = config.inputs.iter().map(|i| {
-        (
-            i.name(),
-            crate::stores::open::open(i).map(|o| o.into_read()),
-        )
+        let opened = crate::stores::open::open(i).map(|o| o.into_read());
+        (i.name(), i.first_line(), opened)
     });
     with_view(
         &config.view,
@@ -208,8 +206,9 @@ pub(crate) fn with_view<W: WithView>(choice: &ViewChoice, w: W) -> W::Out {
     }
 }
 
-/// The inputs to read, by name, opened (or why they could not be).
-type Inputs = (String, io::Result<Box<dyn io::Read + Send>>);
+/// The inputs to read, by name, with the number and offset of the first line read,
+/// opened (or why they could not be).
+type Inputs = (String, (u64, u64), io::Result<Box<dyn io::Read + Send>>);
 
 struct Drive<'c, I> {
     config: &'c Config,
@@ -271,9 +270,12 @@ fn drive<V: View>(
         dispatcher = dispatcher.signal_terminal(flag);
     }
     let mut unreadable = false;
-    for (name, opened) in inputs {
+    for (name, first_line, opened) in inputs {
         match opened {
-            Ok(rdr) => dispatcher.feed(&name, input::Tee::new(rdr, tee.clone()))?,
+            Ok(rdr) => {
+                dispatcher.begin(&name);
+                dispatcher.resume(&name, input::Tee::new(rdr, tee.clone()), first_line)?;
+            }
             Err(e) => {
                 let ctx = &mut dispatcher.handler().ctx;
                 ctx.out.begin_err_block();

@@ -23,6 +23,12 @@ pub(crate) enum Input {
         path: PathBuf,
         pick: Pick,
     },
+    /// A file read from a line on (its number, and its offset in bytes): a resumed
+    /// session's log without the copy of the session it resumed, read apart.
+    Rest {
+        path: PathBuf,
+        first_line: (u64, u64),
+    },
 }
 
 /// Which of a database's sessions are read.
@@ -42,7 +48,17 @@ impl Input {
     pub(crate) fn name(&self) -> String {
         match self {
             Input::Stdin => "<stdin>".to_string(),
-            Input::Path(p) | Input::Database { path: p, .. } => p.display().to_string(),
+            Input::Path(p) | Input::Database { path: p, .. } | Input::Rest { path: p, .. } => {
+                p.display().to_string()
+            }
+        }
+    }
+
+    /// The number and offset of the first line read: `(1, 0)` but for [`Input::Rest`].
+    pub(crate) fn first_line(&self) -> (u64, u64) {
+        match self {
+            Input::Rest { first_line, .. } => *first_line,
+            _ => (1, 0),
         }
     }
 }

@@ -117,10 +117,7 @@ pub(crate) fn drive<V: View>(
         && !config.line_buffered
         && !config.out_is_terminal
         && !config.err_is_terminal
-        && config
-            .inputs
-            .iter()
-            .all(|i| matches!(i, Input::Path(_) | Input::Database { .. }));
+        && config.inputs.iter().all(|i| !matches!(i, Input::Stdin));
     if !plain {
         return Err(view);
     }
@@ -428,7 +425,8 @@ fn read_one<V: View>(
     let mut dispatcher = Dispatcher::new(ViewHandler::new(view, ctx), config.max_line)
         .agent(config.agent)
         .buffer_size(WORKER_BUFFER);
-    let result = dispatcher.feed(&name, rdr);
+    dispatcher.begin(&name);
+    let result = dispatcher.resume(&name, rdr, input.first_line());
     let (handler, runs) = dispatcher.into_parts();
     let ViewHandler { view, ctx } = handler;
     // Dropping the output flushes what it holds, as the sequential reading's output is

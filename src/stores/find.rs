@@ -132,7 +132,7 @@ pub(crate) const STORE_AGENTS: [Agent; 6] = [
 
 fn input_path(input: &Input) -> Option<&Path> {
     match input {
-        Input::Path(p) | Input::Database { path: p, .. } => Some(p),
+        Input::Path(p) | Input::Database { path: p, .. } | Input::Rest { path: p, .. } => Some(p),
         Input::Stdin => None,
     }
 }
@@ -205,13 +205,97 @@ fn claude() -> Vec<Found> {
     let mut found = Vec::new();
     for projects in claude_projects() {
         for project in subdirs(&projects) {
+            let start = found.len();
             for path in files_in(&project, |n| n.ends_with(".jsonl")) {
                 let id = stem(&path, ".jsonl");
                 found.push(session(Agent::Claude, path, id, None));
             }
+            without_copies(&mut found[start..]);
         }
     }
     found
+}
+
+/// Claude Code copies a session's conversation into a new log when it is resumed (older
+/// releases) or sent to the background (2.x, `anthropics/claude-code` issues and
+/// `kenn-io/agentsview#1370`): the new log starts with the old one's messages, their
+/// `uuid`s kept, under a new session id. Read together, the copy would be shown and
+/// counted twice: the new log is read from its first line that is not the old one's
+/// ([`Input::Rest`]). Copies are told by their first message's `uuid`, the same as the
+/// old log's; only such logs are read further.
+fn without_copies(logs: &mut [Found]) {
+    let mut by_first: std::collections::HashMap<String, Vec<usize>> = Default::default();
+    for (i, f) in logs.iter().enumerate() {
+        let Input::Path(path) = &f.input else {
+            continue;
+        };
+        let Ok(head) = crate::stores::open::head(path, 256 << 10) else {
+            continue;
+        };
+        if let Some(uuid) = head
+            .split(|&b| b == b'\n')
+            .find_map(|line| uuid_of(line).map(str::to_string))
+        {
+            by_first.entry(uuid).or_default().push(i);
+        }
+    }
+    for (_, mut group) in by_first.into_iter().filter(|(_, g)| g.len() > 1) {
+        let size = |i: &usize| match &logs[*i].input {
+            Input::Path(p) => fs::metadata(p).map_or(0, |m| m.len()),
+            _ => 0,
+        };
+        group.sort_by_key(size);
+        for pair in group.windows(2) {
+            let (Input::Path(old), Input::Path(new)) = (&logs[pair[0]].input, &logs[pair[1]].input)
+            else {
+                continue;
+            };
+            if let Some(first_line) = after_copy(old, new) {
+                logs[pair[1]].input = Input::Rest {
+                    path: new.clone(),
+                    first_line,
+                };
+            }
+        }
+    }
+}
+
+/// A log line's own `uuid` (a top-level key).
+fn uuid_of(line: &[u8]) -> Option<&str> {
+    let value = crate::input::json::top_level_value(line, "uuid")?;
+    let inner = value.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    std::str::from_utf8(inner).ok()
+}
+
+/// Where `new` goes on from its copy of `old`: the number and offset of its first line
+/// with a `uuid` that `old` does not have (`None`: no copy, or nothing after it).
+fn after_copy(old: &Path, new: &Path) -> Option<(u64, u64)> {
+    use std::io::BufRead;
+    let mut seen = std::collections::HashSet::new();
+    let mut line = Vec::new();
+    let mut rdr = std::io::BufReader::new(fs::File::open(old).ok()?);
+    while rdr.read_until(b'\n', &mut line).ok()? > 0 {
+        if let Some(uuid) = uuid_of(line.trim_ascii_end()) {
+            seen.insert(uuid.to_string());
+        }
+        line.clear();
+    }
+    let mut rdr = std::io::BufReader::new(fs::File::open(new).ok()?);
+    let (mut number, mut offset, mut copied) = (1u64, 0u64, false);
+    loop {
+        line.clear();
+        let n = rdr.read_until(b'\n', &mut line).ok()?;
+        if n == 0 {
+            return None;
+        }
+        match uuid_of(line.trim_ascii_end()) {
+            Some(uuid) if seen.contains(uuid) => copied = true,
+            Some(_) => return copied.then_some((number, offset)),
+            None => {}
+        }
+        number += 1;
+        offset += n as u64;
+    }
 }
 
 fn codex() -> Vec<Found> {
@@ -352,7 +436,7 @@ fn session(agent: Agent, path: PathBuf, id: Option<String>, started: Option<i64>
 /// Whether a session is in the window.
 fn keep(f: &Found, window: &Window) -> bool {
     let path = match &f.input {
-        Input::Path(path) => path,
+        Input::Path(path) | Input::Rest { path, .. } => path,
         // A database's sessions are chosen as it is read.
         Input::Database { .. } => return true,
         Input::Stdin => return false,

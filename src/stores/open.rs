@@ -97,6 +97,17 @@ pub(crate) fn open(input: &Input) -> io::Result<Opened> {
             }
         }
         Input::Database { path, pick } => database(path, pick),
+        Input::Rest {
+            path,
+            first_line: (_, offset),
+        } => {
+            let mut file = open_path(path)?;
+            io::Seek::seek(&mut file, io::SeekFrom::Start(*offset))?;
+            Ok(Opened::Made(match subagents_of(path) {
+                Some(dir) => Box::new(WithSubagents::new(file, dir)),
+                None => Box::new(file),
+            }))
+        }
     }
 }
 

@@ -176,6 +176,20 @@ impl ClaudeLog {
         } else {
             unreadable!("user")
         };
+        if name == NameId::USER
+            && self.state.sidechain_file == Some(false)
+            && !sink.wants().has(Wants::TOOLS)
+            && sink.run_open()
+            && self.state.command.is_none()
+            && let Some(at_ms) = wire::main_tool_results(line.bytes)
+        {
+            // Tool results of the main agent, for a view that shows no tools: all they
+            // tell is that the model's turn goes on, and when. Found without a parse (their
+            // content, often most of the log, would be read twice over).
+            self.state.last = Last::Waiting;
+            self.seen(at_ms);
+            return Ok(());
+        }
         let mut msg = match wire::read_message(line.bytes) {
             Ok(msg) => msg,
             Err(e) => return sink.unreadable(what, line.bytes, &e),
@@ -238,8 +252,13 @@ impl ClaudeLog {
         if name == NameId::ASSISTANT {
             self.count_usage(&msg, nested);
         }
-        let result_of_agent = wire::agent_of_result(msg.tool_use_result);
         let wants = sink.wants();
+        if name == NameId::USER && !nested && !wants.has(Wants::TOOLS) {
+            // Tool results, for a view that shows no tools (as above).
+            self.state.last = Last::Waiting;
+            return Ok(());
+        }
+        let result_of_agent = wire::agent_of_result(msg.tool_use_result);
         let mut tap = Tap {
             sink,
             state: &mut self.state,

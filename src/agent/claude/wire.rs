@@ -630,12 +630,36 @@ pub(super) fn read_title(line: &[u8]) -> Option<String> {
         .map(Cow::into_owned)
 }
 
+/// A session log's `user` line of tool results of the main agent, told from its bytes:
+/// its time (`Some(None)` when it has none), or `None` for any other line. A
+/// `"tool_result"` token can only be a block's type (in a text it is escaped); a
+/// sub-agent's line says `"isSidechain":true` among its first keys.
+pub(super) fn main_tool_results(line: &[u8]) -> Option<Option<u64>> {
+    let head = &line[..line.len().min(512)];
+    if memchr::memmem::find(head, b"\"isSidechain\":false").is_none() {
+        return None;
+    }
+    memchr::memmem::find(line, b"\"tool_result\"")?;
+    let at = memchr::memmem::rfind(line, b"\"timestamp\":\"")? + 13;
+    let time = line.get(at..)?.split(|&b| b == b'"').next()?;
+    Some(
+        std::str::from_utf8(time)
+            .ok()
+            .and_then(crate::input::json::rfc3339_ms),
+    )
+}
+
 /// The words of a `user` message's content when they are the user's: a string, or text
 /// blocks (an image beside them counts as words); `None` when it holds tool results or
 /// no text.
 pub(super) fn user_words(content: &RawValue) -> Option<String> {
     if let Ok(text) = crate::input::json::from_str::<Cow<'_, str>>(content.get()) {
         return Some(text.into_owned());
+    }
+    // Tool results, told without a parse: the token can only be a block's type (a text
+    // that says it holds it escaped), and a result's content may be megabytes.
+    if memchr::memmem::find(content.get().as_bytes(), b"\"tool_result\"").is_some() {
+        return None;
     }
     let mut words: Option<String> = None;
     let mut results = false;

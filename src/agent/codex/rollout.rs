@@ -22,7 +22,8 @@
 //! | tool calls | `function_call`, `custom_tool_call`, `local_shell_call` → their `…_output` by `call_id` (the exit code from the output); `web_search_call` whole |
 //! | notices | `event_msg` `error`, `stream_error` |
 //! | run end | `task_complete` (failed when it carries an `error`); `turn_aborted` and a log that stops mid-turn are no result |
-//! | usage | each response's `token_usage_record` (0.16x on); before those, the increase of `token_count`'s cumulative `total_token_usage` over the run (a re-sent count adds nothing); a fork's replay of its parent's history, before its first prompt, is not counted |
+//! | usage | each response's `token_usage_record` (0.16x on); before those, the increase of `token_count`'s cumulative `total_token_usage` over the run (a re-sent count adds nothing) |
+//! | a fork | its parent's `session_meta` and history come after its own `session_meta`, written when it was made (at that second, or with their old times): neither runs nor tokens of the fork ([`Replay`]) |
 //! | final answer | `task_complete`'s `last_agent_message` |
 
 use std::borrow::Cow;
@@ -60,6 +61,24 @@ pub(crate) struct Rollout {
     last_ms: Option<u64>,
     /// A tool's arguments, parsed out of their string, for the call being read.
     args: Option<Box<RawValue>>,
+    /// Where the file is in a fork's replay of its parent.
+    replay: Replay,
+}
+
+/// A fork's rollout (or a sub-agent's) starts with its own `session_meta`, then its
+/// parent's and the parent's history, written when the fork was made: those lines are
+/// not the fork's runs, nor its tokens. They come at the second of the fork's own first
+/// line (or before it); the first line after that second is the fork's own.
+#[derive(Default, Debug, Clone, PartialEq, Eq)]
+enum Replay {
+    #[default]
+    None,
+    /// The file's own `session_meta` came, at this second: a second one starts a replay.
+    Fork(String),
+    /// Replaying the parent, up to this second.
+    Replaying(String),
+    /// Past the replay, or none: every line is the file's own.
+    Done,
 }
 
 #[derive(Deserialize)]
@@ -189,12 +208,28 @@ impl Dialect for Rollout {
             return Ok(());
         };
         let at_ms = parsed.timestamp.as_deref().and_then(rfc3339_ms);
+        let second = parsed.timestamp.as_deref().and_then(|t| t.get(..19));
+        if let Replay::Replaying(fork) = &self.replay
+            && second.is_some_and(|s| s > fork.as_str())
+        {
+            self.replay = Replay::Done;
+        }
+        let replaying = matches!(self.replay, Replay::Replaying(_));
         match head.name {
             NameId::SESSION_META | NameId::TURN_CONTEXT => {
                 let meta: Meta = crate::input::json::from_str(payload.get()).unwrap_or_default();
-                // A fork's file carries its parent's `session_meta` after its own.
-                if head.name == NameId::SESSION_META && self.session.is_none() {
-                    self.session = meta.id.0.map(Cow::into_owned);
+                if head.name == NameId::SESSION_META {
+                    if self.session.is_none() {
+                        self.session = meta.id.0.map(Cow::into_owned);
+                        if let Some(second) = second {
+                            self.replay = Replay::Fork(second.to_string());
+                        }
+                    } else if let Replay::Fork(fork) = std::mem::take(&mut self.replay) {
+                        // A fork's file goes on with its parent's `session_meta` and
+                        // history, replayed when it was made: not its own.
+                        self.replay = Replay::Replaying(fork);
+                    }
+                    return Ok(());
                 }
                 if let Some(cwd) = meta.cwd.0 {
                     self.cwd = Some(cwd.into_owned());
@@ -207,6 +242,17 @@ impl Dialect for Rollout {
                 }
                 Ok(())
             }
+            NameId::EVENT_MSG if replaying => {
+                // Only the counts: the fork's own continue from its parent's.
+                let p: Payload = crate::input::json::from_str(payload.get()).unwrap_or_default();
+                if p.kind.as_deref() == Some("token_count")
+                    && let Some(total) = p.info.0.and_then(|i| i.total_token_usage.0)
+                {
+                    self.total = Some(Tokens::of(&total));
+                }
+                Ok(())
+            }
+            _ if replaying => Ok(()),
             NameId::TOKEN_USAGE_RECORD => {
                 #[derive(Deserialize, Default)]
                 #[serde(default)]
