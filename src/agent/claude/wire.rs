@@ -636,9 +636,7 @@ pub(super) fn read_title(line: &[u8]) -> Option<String> {
 /// sub-agent's line says `"isSidechain":true` among its first keys.
 pub(super) fn main_tool_results(line: &[u8]) -> Option<Option<u64>> {
     let head = &line[..line.len().min(512)];
-    if memchr::memmem::find(head, b"\"isSidechain\":false").is_none() {
-        return None;
-    }
+    memchr::memmem::find(head, b"\"isSidechain\":false")?;
     memchr::memmem::find(line, b"\"tool_result\"")?;
     let at = memchr::memmem::rfind(line, b"\"timestamp\":\"")? + 13;
     let time = line.get(at..)?.split(|&b| b == b'"').next()?;
