@@ -669,3 +669,129 @@ fn no_view_writes_to_a_store() {
         "a session looked up changed the stores"
     );
 }
+
+/// The shortcuts (the type peek, the fast reader, Claude's tool results told from their
+/// bytes) change no output on the logs, nor does reading several at once: every view
+/// over a generated home of every agent's logs (with their traps) and over the recorded
+/// stores gives the same bytes with `CURSOR_STREAM_REFERENCE=1` and with one reader.
+#[test]
+fn every_view_reads_the_logs_alike_with_and_without_the_shortcuts() {
+    let home = fake_home();
+    let generated = tempfile::tempdir().unwrap();
+    crate::generate::generate_home(
+        generated.path(),
+        24 << 20,
+        5,
+        &["claude", "codex", "gemini", "qwen", "cursor", "opencode"],
+        30,
+    )
+    .unwrap();
+    for dir in [home.path(), generated.path()] {
+        for view in [
+            &["sessions", "--json"][..],
+            &["text"],
+            &["result"],
+            &["tools", "--json"],
+            &["stats", "--json"],
+            &["events", "--normalized"],
+            &["check", "--json"],
+        ] {
+            let mut args = view.to_vec();
+            args.extend(["--from", "all"]);
+            let run = |env: &[(&str, &str)]| {
+                let mut cmd = Command::new(BIN);
+                cmd.args(&args).env("HOME", dir).env("TZ", "UTC");
+                for var in ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME"] {
+                    cmd.env_remove(var);
+                }
+                cmd.env_remove("CURSOR_STREAM_REFERENCE");
+                for (k, v) in env {
+                    cmd.env(k, v);
+                }
+                cmd.output().unwrap()
+            };
+            let fast = run(&[]);
+            assert!(!fast.stdout.is_empty(), "{view:?} wrote nothing");
+            for env in [
+                &[("CURSOR_STREAM_REFERENCE", "1")][..],
+                &[("CURSOR_STREAM_JOBS", "1")],
+            ] {
+                let other = run(env);
+                assert!(
+                    fast.stdout == other.stdout,
+                    "{view:?} {env:?}: stdout differs in {}",
+                    dir.display()
+                );
+                assert_eq!(
+                    String::from_utf8_lossy(&fast.stderr),
+                    String::from_utf8_lossy(&other.stderr),
+                    "{view:?} {env:?}"
+                );
+                assert_eq!(fast.status.code(), other.status.code(), "{view:?} {env:?}");
+            }
+        }
+    }
+}
+
+/// A generated home of every agent's logs, with the traps of each format planted (a
+/// response written over several lines, a resumed session copied into a new log, a
+/// sub-agent's copy of its parent's message, Codex's re-sent counts and a fork's replay,
+/// Gemini's messages written twice and a rewind, Qwen's side requests, failed runs, a
+/// log cut while written), reads as its generator counted it: the sessions, the runs and
+/// how they ended, and every token.
+#[test]
+fn a_generated_home_reads_as_its_generator_counted_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = crate::generate::generate_home(
+        dir.path(),
+        48 << 20,
+        11,
+        &["claude", "codex", "gemini", "qwen", "cursor", "opencode"],
+        30,
+    )
+    .unwrap();
+    let env = [("HOME", dir.path())];
+    let runs = json_lines(&cs_env(&["stats", "--json", "--from", "all"], &env).stdout);
+    let sessions = json_lines(&cs_env(&["sessions", "--json"], &env).stdout);
+    for (agent, want) in expected["agents"].as_object().unwrap() {
+        let mine: Vec<&Value> = runs.iter().filter(|r| r["agent"] == *agent).collect();
+        let count = |status: &str| mine.iter().filter(|r| r["status"] == status).count();
+        assert_eq!(
+            mine.len() as u64,
+            want["runs"].as_u64().unwrap(),
+            "{agent}: runs"
+        );
+        assert_eq!(
+            count("error") as u64,
+            want["failed_runs"].as_u64().unwrap(),
+            "{agent}: failed"
+        );
+        assert_eq!(
+            count("no_result") as u64,
+            want["unfinished_runs"].as_u64().unwrap(),
+            "{agent}: unfinished"
+        );
+        let listed = sessions.iter().filter(|s| s["agent"] == *agent).count();
+        assert_eq!(
+            listed as u64,
+            want["sessions"].as_u64().unwrap(),
+            "{agent}: sessions"
+        );
+        for (mine_key, want_key) in [
+            ("input_tokens", "input"),
+            ("output_tokens", "output"),
+            ("cache_read_tokens", "cache_read"),
+            ("cache_write_tokens", "cache_write"),
+        ] {
+            let got: u64 = mine
+                .iter()
+                .map(|r| r["usage"][mine_key].as_u64().unwrap_or(0))
+                .sum();
+            assert_eq!(
+                got,
+                want["tokens"][want_key].as_u64().unwrap(),
+                "{agent}: {want_key}"
+            );
+        }
+    }
+}

@@ -630,14 +630,21 @@ pub(super) fn read_title(line: &[u8]) -> Option<String> {
         .map(Cow::into_owned)
 }
 
-/// A session log's `user` line of tool results of the main agent, told from its bytes:
-/// its time (`Some(None)` when it has none), or `None` for any other line. A
-/// `"tool_result"` token can only be a block's type (in a text it is escaped); a
-/// sub-agent's line says `"isSidechain":true` among its first keys.
+/// A block's type that says it holds a tool's result, as Claude Code writes it.
+const TOOL_RESULT: &[u8] = b"\"type\":\"tool_result\"";
+
+/// A session log's `user` line of tool results of the main agent, told from its bytes in
+/// the layout Claude Code writes (no spaces; `isSidechain` among the first keys): its
+/// time (`Some(None)` when it has none), or `None` for any other line, or another layout
+/// (read by a parse). These bytes can only be a block's type: a string holds its quotes
+/// escaped.
 pub(super) fn main_tool_results(line: &[u8]) -> Option<Option<u64>> {
+    if !fast_paths() {
+        return None;
+    }
     let head = &line[..line.len().min(512)];
     memchr::memmem::find(head, b"\"isSidechain\":false")?;
-    memchr::memmem::find(line, b"\"tool_result\"")?;
+    memchr::memmem::find(line, TOOL_RESULT)?;
     let at = memchr::memmem::rfind(line, b"\"timestamp\":\"")? + 13;
     let time = line.get(at..)?.split(|&b| b == b'"').next()?;
     Some(
@@ -654,9 +661,9 @@ pub(super) fn user_words(content: &RawValue) -> Option<String> {
     if let Ok(text) = crate::input::json::from_str::<Cow<'_, str>>(content.get()) {
         return Some(text.into_owned());
     }
-    // Tool results, told without a parse: the token can only be a block's type (a text
-    // that says it holds it escaped), and a result's content may be megabytes.
-    if memchr::memmem::find(content.get().as_bytes(), b"\"tool_result\"").is_some() {
+    // Tool results, told without a parse (a result's content may be megabytes): these
+    // bytes can only be a block's type, a string holds its quotes escaped.
+    if fast_paths() && memchr::memmem::find(content.get().as_bytes(), TOOL_RESULT).is_some() {
         return None;
     }
     let mut words: Option<String> = None;
