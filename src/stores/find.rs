@@ -340,11 +340,19 @@ fn gemini() -> Vec<Found> {
     let mut found = Vec::new();
     for project in subdirs(&home.join(".gemini").join("tmp")) {
         let chats = project.join("chats");
-        for path in files_in(&chats, |n| {
-            n.starts_with("session-") && n.ends_with(".jsonl")
-        }) {
+        let logs = files_in(&chats, |n| {
+            n.starts_with("session-") && (n.ends_with(".jsonl") || n.ends_with(".json"))
+        });
+        for path in &logs {
+            let document = path.extension().is_some_and(|e| e == "json");
+            // A chat document (before 0.39) that became a log on resume: the log.
+            if document && logs.contains(&path.with_extension("jsonl")) {
+                continue;
+            }
+            let path = path.clone();
             // session-YYYY-MM-DDTHH-MM-<id8>.jsonl
-            let stem = stem(&path, ".jsonl").unwrap_or_default();
+            let ext = if document { ".json" } else { ".jsonl" };
+            let stem = stem(&path, ext).unwrap_or_default();
             let rest = stem.strip_prefix("session-").unwrap_or(&stem);
             let id = rest.rsplit('-').next().map(str::to_string);
             let started = rest.get(..16).and_then(name_time);

@@ -86,6 +86,7 @@ pub(crate) fn open(input: &Input) -> io::Result<Opened> {
         Input::Path(path) => {
             let file = open_path(path)?;
             match kind_of(&file) {
+                Kind::Lines if is_gemini_document(path) => gemini_document(file),
                 Kind::Lines => match subagents_of(path) {
                     Some(dir) => Ok(Opened::Made(Box::new(WithSubagents::new(file, dir)))),
                     None => Ok(Opened::Plain(file)),
@@ -119,6 +120,49 @@ pub(crate) fn is_plain(path: &Path) -> bool {
             && kind_of(&f) == Kind::Lines
             && subagents_of(path).is_none()
     })
+}
+
+/// A Gemini CLI chat before 0.39: one JSON document (`session-*.json` in a `chats`
+/// folder), not lines.
+fn is_gemini_document(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+        && path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("session-"))
+        && path
+            .parent()
+            .and_then(|p| p.file_name())
+            .is_some_and(|n| n == "chats")
+}
+
+/// A Gemini CLI chat document (`{sessionId, projectHash, startTime, lastUpdated,
+/// messages: […]}`, 0.38 and before) as the lines of the chat log that replaced it: its
+/// metadata, then a line per message. Read whole (such a file holds one session).
+fn gemini_document(mut file: File) -> io::Result<Opened> {
+    #[derive(serde::Deserialize)]
+    struct Document {
+        #[serde(default)]
+        messages: Vec<Box<serde_json::value::RawValue>>,
+        #[serde(flatten)]
+        meta: serde_json::Map<String, serde_json::Value>,
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    let doc: Document = serde_json::from_slice(&bytes).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("not a Gemini chat: {e}"),
+        )
+    })?;
+    let mut lines = serde_json::to_vec(&doc.meta)?;
+    lines.push(b'\n');
+    for m in doc.messages {
+        let value: serde_json::Value = serde_json::from_str(m.get())?;
+        serde_json::to_writer(&mut lines, &value)?;
+        lines.push(b'\n');
+    }
+    Ok(Opened::Made(Box::new(io::Cursor::new(lines))))
 }
 
 /// A Claude Code session log's sub-agents' folder (`<session>.jsonl` beside

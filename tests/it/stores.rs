@@ -795,3 +795,57 @@ fn a_generated_home_reads_as_its_generator_counted_it() {
         }
     }
 }
+
+/// Gemini CLI before 0.39 kept a chat as one JSON document (`session-*.json`, the
+/// messages in an array): read as the log that replaced it. Made here from a recorded
+/// log: its metadata, and each message as last written.
+#[test]
+fn a_gemini_chat_document_of_before_0_39_reads_as_its_log() {
+    let store = stores()
+        .into_iter()
+        .find(|s| s.agent == "gemini" && s.run == "tool")
+        .unwrap();
+    let mut meta = serde_json::Map::new();
+    let mut messages: Vec<Value> = Vec::new();
+    for line in std::fs::read_to_string(&store.log).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if v.get("projectHash").is_some() {
+            meta = v.as_object().unwrap().clone();
+        } else if let Some(id) = v.get("id") {
+            match messages.iter_mut().find(|m| m["id"] == *id) {
+                Some(m) => *m = v,
+                None => messages.push(v),
+            }
+        }
+    }
+    meta.insert("messages".into(), Value::Array(messages));
+    let home = tempfile::tempdir().unwrap();
+    let chats = home.path().join(".gemini/tmp/proj/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let doc = chats.join("session-2026-01-02T10-00-abcd1234.json");
+    std::fs::write(
+        &doc,
+        serde_json::to_string_pretty(&Value::Object(meta)).unwrap(),
+    )
+    .unwrap();
+    let env = [("HOME", home.path())];
+    let log = store.log.to_str().unwrap();
+    for view in [&["result"][..], &["tools", "--json"], &["stats", "--json"]] {
+        let mut args = view.to_vec();
+        let from_doc = cs_env(&[&args[..], &["--from", "gemini"]].concat(), &env);
+        args.push(log);
+        let from_log = cs(&args);
+        // The same, but for the file's name and its lines (the log wrote a message twice).
+        let strip = |s: &str| {
+            let s = s.replace(doc.to_str().unwrap(), "F").replace(log, "F");
+            let at = s
+                .find("\"events\":")
+                .map(|i| (i, s[i..].find(',').unwrap()));
+            match at {
+                Some((i, n)) => format!("{}{}", &s[..i], &s[i + n..]),
+                None => s,
+            }
+        };
+        assert_eq!(strip(&from_doc.stdout), strip(&from_log.stdout), "{view:?}");
+    }
+}
