@@ -181,13 +181,12 @@ impl ClaudeLog {
             && !sink.wants().has(Wants::TOOLS)
             && sink.run_open()
             && self.state.command.is_none()
-            && let Some(at_ms) = wire::main_tool_results(line.bytes)
+            && wire::main_tool_results(line.bytes)
         {
             // Tool results of the main agent, for a view that shows no tools: all they
-            // tell is that the model's turn goes on, and when. Found without a parse (their
-            // content, often most of the log, would be read twice over).
+            // tell is that the model's turn goes on. Found without a parse (their content,
+            // often most of the log, would be read twice over).
             self.state.last = Last::Waiting;
-            self.seen(at_ms);
             return Ok(());
         }
         let mut msg = match wire::read_message(line.bytes) {
@@ -238,7 +237,11 @@ impl ClaudeLog {
             // A log cut at the front: its first run's prompt is gone.
             sink.ensure_run(Agent::Claude)?;
         }
-        self.seen(at_ms);
+        // A run's last activity is its prompt's time, or its last model message's: a
+        // tool result's is not looked at (its line is read without a parse where it can).
+        if name == NameId::ASSISTANT {
+            self.seen(at_ms);
+        }
         if name == NameId::ASSISTANT && !nested {
             if let Some(model) = msg.model.as_deref().filter(|m| *m != "<synthetic>") {
                 sink.model_seen(model);

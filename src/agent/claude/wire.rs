@@ -633,25 +633,17 @@ pub(super) fn read_title(line: &[u8]) -> Option<String> {
 /// A block's type that says it holds a tool's result, as Claude Code writes it.
 const TOOL_RESULT: &[u8] = b"\"type\":\"tool_result\"";
 
-/// A session log's `user` line of tool results of the main agent, told from its bytes in
-/// the layout Claude Code writes (no spaces; `isSidechain` among the first keys): its
-/// time (`Some(None)` when it has none), or `None` for any other line, or another layout
-/// (read by a parse). These bytes can only be a block's type: a string holds its quotes
-/// escaped.
-pub(super) fn main_tool_results(line: &[u8]) -> Option<Option<u64>> {
+/// Whether a session log's `user` line holds tool results of the main agent, told from
+/// its bytes in the layout Claude Code writes (no spaces; `isSidechain` among the first
+/// keys); `false` for any other line, or another layout (read by a parse). These bytes
+/// can only be a block's type: a string holds its quotes escaped.
+pub(super) fn main_tool_results(line: &[u8]) -> bool {
     if !fast_paths() {
-        return None;
+        return false;
     }
     let head = &line[..line.len().min(512)];
-    memchr::memmem::find(head, b"\"isSidechain\":false")?;
-    memchr::memmem::find(line, TOOL_RESULT)?;
-    let at = memchr::memmem::rfind(line, b"\"timestamp\":\"")? + 13;
-    let time = line.get(at..)?.split(|&b| b == b'"').next()?;
-    Some(
-        std::str::from_utf8(time)
-            .ok()
-            .and_then(crate::input::json::rfc3339_ms),
-    )
+    memchr::memmem::find(head, b"\"isSidechain\":false").is_some()
+        && memchr::memmem::find(line, TOOL_RESULT).is_some()
 }
 
 /// The words of a `user` message's content when they are the user's: a string, or text

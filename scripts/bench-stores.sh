@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Benchmarks cursor-stream on the agents' own session logs: a generated home of every
+# agent's logs (`generate --home`, about SIZE in all, Claude two thirds of it), each view
+# over one agent's logs (`--from AGENT`) against the same view over that agent's generated
+# stream of the same size (MB/s both ways), `sessions --from all`, and `cat` as the floor.
+# Prints a table; peak memory per row.
+#
+#   scripts/bench-stores.sh                  # a 1 GiB home in /tmp/cursor-stream-bench
+#   SIZE=100M RUNS=3 scripts/bench-stores.sh
+#
+# Needs hyperfine and python3 (hyperfine is installed with apt-get if missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SIZE=${SIZE:-1G}
+DIR=${BENCH_DIR:-/tmp/cursor-stream-bench}
+RUNS=${RUNS:-5}
+mkdir -p "$DIR"
+command -v hyperfine >/dev/null 2>&1 || apt-get install -y -qq hyperfine >/dev/null
+
+cargo build --release --quiet --bin cursor-stream --example generate
+BIN=$PWD/target/release/cursor-stream
+HOMEDIR=$DIR/home-$SIZE
+[ -s "$HOMEDIR/EXPECTED.json" ] ||
+  target/release/examples/generate --home "$HOMEDIR" --size "$SIZE" >/dev/null
+for agent in claude codex gemini; do
+  f=$DIR/$agent-stream-$SIZE.ndjson
+  [ -s "$f" ] || target/release/examples/generate --size "$SIZE" --agent "$agent" >"$f"
+done
+find "$HOMEDIR" -type f -exec cat {} + >/dev/null # into the page cache
+
+bytes_of() { # the bytes an agent's logs hold in the home (its folder)
+  du -sb "$HOMEDIR/$1" | cut -f1
+}
+declare -A FOLDER=([claude]=.claude [codex]=.codex [gemini]=.gemini [qwen]=.qwen
+  [opencode]=.local/share/opencode [cursor]=.cursor)
+
+RESULTS=$DIR/stores-results
+rm -rf "$RESULTS" && mkdir -p "$RESULTS"
+run() { # name, bytes, command... (a failed run is no failure: a log holds failed runs)
+  local name=$1 bytes=$2
+  shift 2
+  hyperfine -N -i --warmup 1 --runs "$RUNS" --export-json "$RESULTS/$name.json" \
+    "env HOME=$HOMEDIR $*" >/dev/null
+  local peak
+  peak=$(env HOME="$HOMEDIR" /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1 || true)
+  echo "$name $bytes $peak" >>"$RESULTS/rows"
+}
+
+all=$(du -sb "$HOMEDIR" | cut -f1)
+CAT=$DIR/cat-home.sh
+printf '#!/bin/sh\nfind "$HOME" -type f -exec cat {} + | wc -l\n' >"$CAT" && chmod +x "$CAT"
+run "cat | wc -l (all logs)" "$all" "$CAT"
+run "sessions --from all" "$all" "$BIN" sessions --json
+run "stats --json --from all" "$all" "$BIN" stats --json --from all
+for agent in claude codex gemini qwen opencode cursor; do
+  b=$(bytes_of "${FOLDER[$agent]}")
+  for view in text result "tools --json" "stats --json"; do
+    # shellcheck disable=SC2086
+    run "$view, $agent logs" "$b" "$BIN" $view --from "$agent"
+  done
+done
+for agent in claude codex gemini; do
+  f=$DIR/$agent-stream-$SIZE.ndjson
+  b=$(stat -c %s "$f")
+  for view in text result "tools --json" "stats --json"; do
+    # shellcheck disable=SC2086
+    run "$view, $agent stream" "$b" "$BIN" $view "$f"
+  done
+done
+
+python3 - "$RESULTS" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+print(f"{'job':34} {'MB':>8} {'median s':>9} {'MB/s':>8} {'peak MiB':>9}")
+for line in open(os.path.join(d, "rows")):
+    name, rest = line.rsplit(" ", 2)[0], line.rsplit(" ", 2)[1:]
+    nbytes, peak = int(rest[0]), int(rest[1])
+    r = json.load(open(os.path.join(d, name + ".json")))["results"][0]
+    med = r["median"]
+    print(f"{name:34} {nbytes/1e6:8.0f} {med:9.3f} {nbytes/1e6/med:8.0f} {peak/1024:9.1f}")
+EOF
