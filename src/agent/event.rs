@@ -121,6 +121,8 @@ impl Wants {
     /// [`RunEnd::final_text`] for the agents whose stream has no final answer of its own
     /// (Codex, Gemini, OpenCode keep it for this).
     pub const FINAL: Wants = Wants(1 << 6);
+    /// [`Event::Billed`]: each model call's tokens, as a session log records them.
+    pub const BILLED: Wants = Wants(1 << 8);
     /// Everything, including what may be added later.
     pub const ALL: Wants = Wants(u16::MAX);
 
@@ -209,6 +211,35 @@ pub enum Event<'a> {
     ToolEnded(&'a ToolEnd<'a>),
     /// Something the agent reports that is not the answer: a retry, a warning.
     Notice(&'a Notice<'a>),
+    /// A model call's tokens (with [`Wants::BILLED`]): each billed call once, as a
+    /// session log records them. A stream's runs give their usage at their end instead
+    /// ([`RunEnd::usage`]), which sums these where both are known.
+    Billed(&'a Billed<'a>),
+}
+
+/// A model call's tokens, and when and with which model it was made, where the log says.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Billed<'a> {
+    pub usage: Usage,
+    /// The model, as the agent names it.
+    pub model: Option<&'a str>,
+    /// Epoch milliseconds.
+    pub at_ms: Option<u64>,
+    /// What identifies the call across files (a response id, Claude's `message.id` and
+    /// `requestId`), to count it once however many logs copy it.
+    pub id: Option<&'a str>,
+}
+
+impl<'a> Billed<'a> {
+    pub(crate) fn new(usage: Usage) -> Billed<'a> {
+        Billed {
+            usage,
+            model: None,
+            at_ms: None,
+            id: None,
+        }
+    }
 }
 
 /// A tool call, as its start (or its end, when no start was seen) describes it.
@@ -585,6 +616,9 @@ pub struct Usage {
     pub reasoning: Option<u64>,
     /// The cost in US dollars, when the agent reports one.
     pub cost_usd: Option<f64>,
+    /// The part of `cache_write` kept for an hour (priced higher than the 5-minute
+    /// cache's), when the agent says.
+    pub cache_write_1h: Option<u64>,
 }
 
 impl Usage {
@@ -595,6 +629,7 @@ impl Usage {
         self.cache_read += o.cache_read;
         self.cache_write += o.cache_write;
         self.reasoning = sum(self.reasoning, o.reasoning);
+        self.cache_write_1h = sum(self.cache_write_1h, o.cache_write_1h);
         self.cost_usd = match (self.cost_usd, o.cost_usd) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),

@@ -26,23 +26,25 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::event::{
-    Agent, Effect, Event, Notice, NoticeKind, Outcome, RunEnd, RunInfo, StatusClass, ToolCall,
-    ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
+    Agent, Billed, Effect, Event, Notice, NoticeKind, Outcome, RunEnd, RunInfo, StatusClass,
+    ToolCall, ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
 };
 use super::tools;
 use super::{Class, Dialect, RawLine, Sink};
 use crate::input::json::{MaybeStr, rfc3339_ms};
-use crate::input::lenient::{Flag, Num, Object};
+use crate::input::lenient::{Flag, Object, TokenCount};
 use crate::input::peek::{Head, NameId};
-use crate::out::diag::Unreadable;
+use crate::out::diag::{Unreadable, unreadable};
 
 #[derive(Default)]
 pub(crate) struct QwenLog {
     last: Last,
     answer: Vec<u8>,
-    /// The run's usage from the telemetry, and from the messages.
-    billed: Option<Usage>,
-    messages: Option<Usage>,
+    /// The run's model calls came in the telemetry.
+    telemetry: bool,
+    /// The run's tokens as its messages give them, with their model and time: its usage
+    /// where no telemetry came (it misses the side requests).
+    messages: Vec<(Usage, Option<String>, Option<u64>)>,
     last_ms: Option<u64>,
 }
 
@@ -111,13 +113,13 @@ struct FunctionCall<'a> {
 #[serde(default)]
 struct UsageMetadata {
     #[serde(rename = "promptTokenCount")]
-    prompt: Num,
+    prompt: TokenCount,
     #[serde(rename = "candidatesTokenCount")]
-    candidates: Num,
+    candidates: TokenCount,
     #[serde(rename = "thoughtsTokenCount")]
-    thoughts: Num,
+    thoughts: TokenCount,
     #[serde(rename = "cachedContentTokenCount")]
-    cached: Num,
+    cached: TokenCount,
 }
 
 #[derive(Deserialize, Default)]
@@ -145,10 +147,14 @@ struct SystemPayload<'a> {
 struct UiEvent<'a> {
     #[serde(rename = "event.name", borrow)]
     name: MaybeStr<'a>,
-    input_token_count: Num,
-    output_token_count: Num,
-    cached_content_token_count: Num,
-    thoughts_token_count: Num,
+    input_token_count: TokenCount,
+    output_token_count: TokenCount,
+    cached_content_token_count: TokenCount,
+    thoughts_token_count: TokenCount,
+    #[serde(borrow)]
+    model: MaybeStr<'a>,
+    #[serde(borrow)]
+    response_id: MaybeStr<'a>,
     #[serde(borrow)]
     error_message: MaybeStr<'a>,
 }
@@ -181,9 +187,9 @@ impl Dialect for QwenLog {
         let at_ms = r.timestamp.as_deref().and_then(rfc3339_ms);
         match head.name {
             NameId::USER => self.user(r, at_ms, sink),
-            NameId::ASSISTANT => self.assistant(r, at_ms, sink),
+            NameId::ASSISTANT => self.assistant(r, line.bytes, at_ms, sink),
             NameId::TOOL_RESULT => self.tool_result(r, at_ms, sink),
-            NameId::SYSTEM => self.system(r, at_ms, sink),
+            NameId::SYSTEM => self.system(r, line.bytes, at_ms, sink),
             _ => Ok(()),
         }
     }
@@ -202,12 +208,21 @@ impl Dialect for QwenLog {
             Last::Failed(reason) => Outcome::Failed { reason },
             Last::Waiting | Last::Tool => Outcome::NoEnd,
         };
+        if !self.telemetry {
+            for (usage, model, at_ms) in std::mem::take(&mut self.messages) {
+                sink.event(Event::Billed(&Billed {
+                    usage,
+                    model: model.as_deref(),
+                    at_ms,
+                    ..Billed::new(Usage::default())
+                }))?;
+            }
+        }
         let answer = std::mem::take(&mut self.answer);
         let final_text = (outcome == Outcome::Succeeded && sink.wants().has(Wants::FINAL))
             .then_some(answer.as_slice());
         let result = sink.end_run(RunEnd {
             final_text,
-            usage: self.billed.or(self.messages),
             last_ms: self.last_ms,
             ..RunEnd {
                 outcome,
@@ -263,6 +278,7 @@ impl QwenLog {
     fn assistant<S: Sink>(
         &mut self,
         r: Record<'_>,
+        line: &[u8],
         at_ms: Option<u64>,
         sink: &mut S,
     ) -> anyhow::Result<()> {
@@ -271,8 +287,13 @@ impl QwenLog {
             sink.model_seen(model);
         }
         if let Some(u) = &r.usage_metadata.0 {
-            let u = usage(u.prompt, u.cached, u.candidates, u.thoughts);
-            self.messages.get_or_insert_with(Usage::default).add(&u);
+            match usage(u.prompt, u.cached, u.candidates, u.thoughts) {
+                Some(usage) => {
+                    let model = r.model.as_deref().map(str::to_owned);
+                    self.messages.push((usage, model, at_ms));
+                }
+                None => sink.unreadable(unreadable!("usage"), line, &BAD_COUNT)?,
+            }
         }
         let wants = sink.wants();
         let parts = r.message.0.and_then(|c| c.parts).unwrap_or_default();
@@ -382,6 +403,7 @@ impl QwenLog {
     fn system<S: Sink>(
         &mut self,
         r: Record<'_>,
+        line: &[u8],
         at_ms: Option<u64>,
         sink: &mut S,
     ) -> anyhow::Result<()> {
@@ -391,14 +413,22 @@ impl QwenLog {
         match ev.name.as_deref() {
             Some("qwen-code.api_response") => {
                 self.seen(at_ms, sink)?;
-                let u = usage(
+                self.telemetry = true;
+                let Some(usage) = usage(
                     ev.input_token_count,
                     ev.cached_content_token_count,
                     ev.output_token_count,
                     ev.thoughts_token_count,
-                );
-                self.billed.get_or_insert_with(Usage::default).add(&u);
-                Ok(())
+                ) else {
+                    return sink.unreadable(unreadable!("usage"), line, &BAD_COUNT);
+                };
+                sink.event(Event::Billed(&Billed {
+                    usage,
+                    model: ev.model.as_deref(),
+                    at_ms,
+                    id: ev.response_id.as_deref(),
+                    ..Billed::new(Usage::default())
+                }))
             }
             Some("qwen-code.api_error") => {
                 self.seen(at_ms, sink)?;
@@ -423,17 +453,27 @@ impl QwenLog {
     }
 }
 
+/// What a record with a token count that is no count says.
+const BAD_COUNT: &str = "a token count that is no count: left out of the totals";
+
 /// Gemini's names, OpenAI's counts: the prompt counts the cached tokens, and the
-/// candidates the thoughts (unlike Gemini's, where they are apart).
-fn usage(prompt: Num, cached: Num, candidates: Num, thoughts: Num) -> Usage {
-    let cached = cached.as_u64().unwrap_or(0);
-    let thoughts = thoughts.as_u64().unwrap_or(0);
-    Usage {
-        input: prompt.as_u64().unwrap_or(0).saturating_sub(cached),
-        output: candidates.as_u64().unwrap_or(0),
-        cache_read: cached,
-        cache_write: 0,
-        reasoning: Some(thoughts),
-        cost_usd: None,
+/// candidates the thoughts (unlike Gemini's, where they are apart). `None` when a count
+/// is no count.
+fn usage(
+    prompt: TokenCount,
+    cached: TokenCount,
+    candidates: TokenCount,
+    thoughts: TokenCount,
+) -> Option<Usage> {
+    if TokenCount::any_bad(&[prompt, cached, candidates, thoughts]) {
+        return None;
     }
+    let cached = cached.get();
+    Some(Usage {
+        input: prompt.get().saturating_sub(cached),
+        output: candidates.get(),
+        cache_read: cached,
+        reasoning: Some(thoughts.get()),
+        ..Usage::default()
+    })
 }

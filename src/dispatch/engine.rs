@@ -14,7 +14,7 @@ use crate::agent::calls::{Calls, Matched};
 use crate::agent::digest::Digest;
 use crate::agent::event::{
     Agent, AnswerCheck, Effect, Event, RunEnd, RunInfo, ToolCall, ToolEnd, ToolEndRaw, ToolStatus,
-    Wants,
+    Usage, Wants,
 };
 use crate::input::peek::{BadLine, TypeSet};
 use crate::out::diag::Unreadable;
@@ -38,6 +38,9 @@ pub(super) struct Engine<D> {
     scope: Option<Scope>,
     /// Answer text came in this run.
     streamed: bool,
+    /// The run's model calls' tokens ([`Event::Billed`]), summed: its usage, when its end
+    /// does not give one.
+    billed: Option<Usage>,
     pub(super) terminal: Option<Arc<AtomicBool>>,
 }
 
@@ -68,6 +71,7 @@ impl<D: Driven> Engine<D> {
             answer: Digest::default(),
             scope: None,
             streamed: false,
+            billed: None,
             terminal: None,
         }
     }
@@ -91,6 +95,7 @@ impl<D: Driven> Sink for Engine<D> {
         self.run_events = 1;
         self.answer.clear();
         self.streamed = false;
+        self.billed = None;
         self.scope = answer_scope(self.run.agent).filter(|_| self.wants.has(Wants::TEXT));
         self.handler.run_start(&self.run).map_err(D::into_anyhow)
     }
@@ -130,6 +135,14 @@ impl<D: Driven> Sink for Engine<D> {
                 }
             }
             Event::Segment if self.scope == Some(Scope::LastSegment) => self.answer.clear(),
+            Event::Billed(billed) => {
+                self.billed
+                    .get_or_insert_with(Usage::default)
+                    .add(&billed.usage);
+                if !self.wants.has(Wants::BILLED) {
+                    return Ok(());
+                }
+            }
             _ => {}
         }
         self.handler.event(&self.run, &ev).map_err(D::into_anyhow)
@@ -216,6 +229,9 @@ impl<D: Driven> Sink for Engine<D> {
             self.handler
                 .event(&self.run, &Event::ToolEnded(&tool_end))
                 .map_err(D::into_anyhow)?;
+        }
+        if end.usage.is_none() {
+            end.usage = self.billed.take();
         }
         end.answer = match end.final_text {
             _ if !self.wants.has(Wants::TEXT) => AnswerCheck::Unchecked,

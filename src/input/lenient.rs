@@ -82,6 +82,52 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
     }
 }
 
+/// A token count as a log writes it: absent (missing, or null), a count, or a value that
+/// is no count (negative, fractional, a string, …): the record holding it is left out of
+/// the totals and reported.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TokenCount {
+    #[default]
+    Absent,
+    Count(u64),
+    Bad,
+}
+
+impl TokenCount {
+    /// The count; 0 when absent or bad.
+    pub(crate) fn get(self) -> u64 {
+        match self {
+            TokenCount::Count(n) => n,
+            _ => 0,
+        }
+    }
+
+    /// The count, when there is one.
+    pub(crate) fn as_u64(self) -> Option<u64> {
+        match self {
+            TokenCount::Count(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// Whether any of `counts` is no count.
+    pub(crate) fn any_bad(counts: &[TokenCount]) -> bool {
+        counts.contains(&TokenCount::Bad)
+    }
+}
+
+impl<'de> Deserialize<'de> for TokenCount {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TokenCount, D::Error> {
+        d.deserialize_any(Lenient(|v: Scalar<'_>| match v {
+            Scalar::Num(n) if n >= 0.0 && n.fract() == 0.0 && n < 1.8e19 => {
+                TokenCount::Count(n as u64)
+            }
+            Scalar::Other => TokenCount::Absent,
+            _ => TokenCount::Bad,
+        }))
+    }
+}
+
 /// A count: a number, or the length of an array.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Count(pub Option<u64>);

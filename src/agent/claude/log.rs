@@ -32,8 +32,8 @@ use std::hash::{BuildHasher, RandomState};
 use super::wire::{self, MessageUsage};
 use super::{Claude, Dialect};
 use crate::agent::event::{
-    Agent, Event, Notice, NoticeKind, Outcome, RunEnd, RunInfo, ToolCall, ToolEndRaw, ToolKind,
-    Usage, Wants,
+    Agent, Billed, Event, Notice, NoticeKind, Outcome, RunEnd, RunInfo, ToolCall, ToolEndRaw,
+    ToolKind, Usage, Wants,
 };
 use crate::agent::{Class, RawLine, Sink};
 use crate::input::json::rfc3339_ms;
@@ -67,11 +67,9 @@ struct State {
     last: Last,
     /// The text of the run's last message so far (its final answer).
     answer: Vec<u8>,
-    /// The response whose usage is being read: a hash of its `message.id` and `requestId`,
-    /// and the largest usage its lines gave.
-    response: Option<(u64, MessageUsage)>,
-    /// The run's usage, each response counted once.
-    usage: Option<Usage>,
+    /// The response whose usage is being read: a hash of its `message.id` and
+    /// `requestId`, and the largest usage its lines gave, told when the next begins.
+    response: Option<(u64, Response)>,
     /// The time of the run's last record.
     last_ms: Option<u64>,
     /// Whether the file is a sub-agent's own log (its first message is a sidechain's).
@@ -253,7 +251,7 @@ impl ClaudeLog {
             }
         }
         if name == NameId::ASSISTANT {
-            self.count_usage(&msg, nested);
+            self.count_usage(&msg, nested, line.bytes, sink)?;
         }
         let wants = sink.wants();
         if name == NameId::USER && !nested && !wants.has(Wants::TOOLS) {
@@ -346,16 +344,29 @@ impl ClaudeLog {
     /// A response's usage, once: every line of it repeats it (the last may be larger). A
     /// sub-agent's copy of one of its parent's messages (a new request id, the same
     /// message id) was not billed again.
-    fn count_usage(&mut self, msg: &wire::Message<'_>, nested: bool) {
-        let Some(usage) = msg.usage else {
-            return;
+    fn count_usage<S: Sink>(
+        &mut self,
+        msg: &wire::Message<'_>,
+        nested: bool,
+        line: &[u8],
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        let Some(usage) = msg.usage.clone() else {
+            return Ok(());
         };
+        if usage.is_bad() {
+            return sink.unreadable(
+                unreadable!("usage"),
+                line,
+                &"a token count that is no count: left out of the totals",
+            );
+        }
         let message = self
             .hasher
             .hash_one(msg.message_id.as_deref().unwrap_or(""));
         if nested {
             if msg.message_id.is_some() && self.messages.contains(&message) {
-                return;
+                return Ok(());
             }
         } else if msg.message_id.is_some() {
             self.messages.insert(message);
@@ -364,18 +375,30 @@ impl ClaudeLog {
             msg.message_id.as_deref().unwrap_or(""),
             msg.request_id.as_deref().unwrap_or(""),
         ));
-        match &mut self.state.response {
-            Some((k, kept)) if *k == key => {
-                if total(&usage) > total(kept) {
-                    *kept = usage;
-                }
+        if let Some((k, kept)) = &mut self.state.response
+            && *k == key
+        {
+            if usage.total() > kept.usage.total() {
+                kept.usage = usage;
             }
-            response => {
-                if let Some((_, done)) = response.replace((key, usage)) {
-                    add_usage(&mut self.state.usage, &done);
-                }
-            }
+            return Ok(());
         }
+        let id = match (msg.message_id.as_deref(), msg.request_id.as_deref()) {
+            (Some(m), Some(r)) => Some(format!("{m}:{r}")),
+            (Some(m), None) => Some(m.to_string()),
+            _ => None,
+        };
+        let response = Response {
+            usage,
+            model: msg.model.as_deref().map(str::to_owned),
+            at_ms: msg.timestamp.as_deref().and_then(rfc3339_ms),
+            id,
+            cost_usd: msg.cost_usd.0.filter(|c| c.is_finite() && *c >= 0.0),
+        };
+        if let Some((_, done)) = self.state.response.replace((key, response)) {
+            done.bill(sink)?;
+        }
+        Ok(())
     }
 
     /// The open run ends as its last word says.
@@ -385,7 +408,7 @@ impl ClaudeLog {
             return Ok(());
         }
         if let Some((_, done)) = self.state.response.take() {
-            add_usage(&mut self.state.usage, &done);
+            done.bill(sink)?;
         }
         let outcome = match std::mem::take(&mut self.state.last) {
             Last::Text => Outcome::Succeeded,
@@ -410,34 +433,35 @@ impl ClaudeLog {
         sink.end_run(RunEnd {
             outcome,
             final_text,
-            usage: self.state.usage.take(),
             last_ms: self.state.last_ms,
             ..RunEnd::unfinished()
         })
     }
 }
 
-fn total(u: &MessageUsage) -> u64 {
-    [
-        u.input_tokens,
-        u.output_tokens,
-        u.cache_read_input_tokens,
-        u.cache_creation_input_tokens,
-    ]
-    .iter()
-    .filter_map(|n| n.as_u64())
-    .sum()
+/// A response's tokens, kept until its last line is read.
+struct Response {
+    usage: MessageUsage,
+    model: Option<String>,
+    at_ms: Option<u64>,
+    /// `message.id:requestId`.
+    id: Option<String>,
+    /// What the line says it cost (`costUSD`, releases of 2025).
+    cost_usd: Option<f64>,
 }
 
-fn add_usage(sum: &mut Option<Usage>, u: &MessageUsage) {
-    sum.get_or_insert_with(Usage::default).add(&Usage {
-        input: u.input_tokens.as_u64().unwrap_or(0),
-        output: u.output_tokens.as_u64().unwrap_or(0),
-        cache_read: u.cache_read_input_tokens.as_u64().unwrap_or(0),
-        cache_write: u.cache_creation_input_tokens.as_u64().unwrap_or(0),
-        reasoning: None,
-        cost_usd: None,
-    });
+impl Response {
+    fn bill<S: Sink>(self, sink: &mut S) -> anyhow::Result<()> {
+        let mut usage = self.usage.usage();
+        usage.cost_usd = self.cost_usd;
+        sink.event(Event::Billed(&Billed {
+            usage,
+            model: self.model.as_deref().filter(|m| *m != "<synthetic>"),
+            at_ms: self.at_ms,
+            id: self.id.as_deref(),
+            ..Billed::new(Usage::default())
+        }))
+    }
 }
 
 /// What a `user` message is.

@@ -518,6 +518,7 @@ impl Claude {
                     .as_ref()
                     .and_then(|d| d.thinking_tokens.as_u64()),
                 cost_usd: ev.total_cost_usd.0.filter(|c| c.is_finite()),
+                cache_write_1h: None,
             }),
             duration_ms: ev.duration_ms.as_u64(),
             native_json: Some(line.bytes),

@@ -24,7 +24,7 @@ use crate::input::json::{
     AppendStr, AppendText, EachElement, KeyIn, MaybeStr, OptStr, append_escaped, is_string_text,
     plain_value, string_body,
 };
-use crate::input::lenient::{Flag, Num, Object};
+use crate::input::lenient::{Flag, Num, Object, TokenCount};
 use crate::input::peek::fast_paths;
 
 #[derive(Deserialize, Default)]
@@ -449,6 +449,9 @@ pub(super) struct Message<'a> {
     #[serde(borrow, default, rename = "agentId")]
     pub agent_id: MaybeStr<'a>,
     /// A session log's tool result that a permission rule or the user refused.
+    /// What the line's response cost, in old logs (`costUSD`).
+    #[serde(default, rename = "costUSD")]
+    pub cost_usd: Num,
     #[serde(borrow, default, rename = "toolDenialKind")]
     tool_denial_kind: MaybeStr<'a>,
     #[serde(default, rename = "permissionDecision")]
@@ -493,13 +496,79 @@ struct MessageBody<'a> {
 
 /// An assistant message's `usage` in a session log: the counts of the response it is
 /// part of (each content block's line repeats them).
-#[derive(Deserialize, Default, Clone, Copy)]
+#[derive(Deserialize, Default, Clone)]
 #[serde(default)]
 pub(super) struct MessageUsage {
-    pub input_tokens: Num,
-    pub output_tokens: Num,
-    pub cache_read_input_tokens: Num,
-    pub cache_creation_input_tokens: Num,
+    input_tokens: TokenCount,
+    output_tokens: TokenCount,
+    cache_read_input_tokens: TokenCount,
+    cache_creation_input_tokens: TokenCount,
+    cache_creation: Object<CacheCreation>,
+    output_tokens_details: Object<ThinkingTokens>,
+}
+
+/// The cache writes by how long they are kept (priced apart).
+#[derive(Deserialize, Default, Clone, Copy)]
+#[serde(default)]
+struct CacheCreation {
+    ephemeral_5m_input_tokens: TokenCount,
+    ephemeral_1h_input_tokens: TokenCount,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+#[serde(default)]
+struct ThinkingTokens {
+    thinking_tokens: TokenCount,
+}
+
+impl MessageUsage {
+    /// A count in it is no count.
+    pub(super) fn is_bad(&self) -> bool {
+        TokenCount::any_bad(&[
+            self.input_tokens,
+            self.output_tokens,
+            self.cache_read_input_tokens,
+            self.cache_creation_input_tokens,
+        ])
+    }
+
+    pub(super) fn total(&self) -> u64 {
+        self.input_tokens.get()
+            + self.output_tokens.get()
+            + self.cache_read_input_tokens.get()
+            + self.cache_creation_input_tokens.get()
+    }
+
+    /// The normalized usage: `input_tokens` counts neither cache; the cache writes are
+    /// `cache_creation_input_tokens` (the split by duration, where it adds up to more
+    /// than nothing, says which were kept for an hour: Claude Code 2.1 writes `{0, 0}`
+    /// beside the real total).
+    pub(super) fn usage(&self) -> crate::agent::event::Usage {
+        let split = self
+            .cache_creation
+            .0
+            .filter(|c| c.ephemeral_5m_input_tokens.get() + c.ephemeral_1h_input_tokens.get() > 0);
+        let written = self
+            .cache_creation_input_tokens
+            .as_u64()
+            .unwrap_or_else(|| {
+                split.map_or(0, |c| {
+                    c.ephemeral_5m_input_tokens.get() + c.ephemeral_1h_input_tokens.get()
+                })
+            });
+        crate::agent::event::Usage {
+            input: self.input_tokens.get(),
+            output: self.output_tokens.get(),
+            cache_read: self.cache_read_input_tokens.get(),
+            cache_write: written,
+            reasoning: self
+                .output_tokens_details
+                .0
+                .and_then(|d| d.thinking_tokens.as_u64()),
+            cost_usd: None,
+            cache_write_1h: split.map(|c| c.ephemeral_1h_input_tokens.get()),
+        }
+    }
 }
 
 pub(super) fn read_message(line: &[u8]) -> Result<Message<'_>, serde_json::Error> {

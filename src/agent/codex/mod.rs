@@ -45,7 +45,7 @@ use super::wire::{ErrorMessage, end_unreadable};
 use super::{Class, Dialect, RawLine, Sink, mentions};
 use crate::agent::event::Outcome;
 use crate::input::json::{EachElement, KeyIn, MaybeStr, OptStr, plain_bytes};
-use crate::input::lenient::{Count, Num, Object};
+use crate::input::lenient::{Count, Num, Object, TokenCount};
 use crate::input::peek::{Head, NameId};
 use crate::out::diag::{Unreadable, unreadable};
 
@@ -84,14 +84,25 @@ struct Line<'a> {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 pub(super) struct TurnUsage {
-    pub(super) input_tokens: Num,
-    pub(super) cached_input_tokens: Num,
-    pub(super) cache_write_input_tokens: Num,
-    pub(super) output_tokens: Num,
-    pub(super) reasoning_output_tokens: Num,
+    pub(super) input_tokens: TokenCount,
+    pub(super) cached_input_tokens: TokenCount,
+    pub(super) cache_write_input_tokens: TokenCount,
+    pub(super) output_tokens: TokenCount,
+    pub(super) reasoning_output_tokens: TokenCount,
 }
 
 impl TurnUsage {
+    /// A count in it is no count.
+    pub(super) fn is_bad(&self) -> bool {
+        TokenCount::any_bad(&[
+            self.input_tokens,
+            self.cached_input_tokens,
+            self.cache_write_input_tokens,
+            self.output_tokens,
+            self.reasoning_output_tokens,
+        ])
+    }
+
     /// `input_tokens` counts the cached and cache-written ones; `output_tokens` the
     /// reasoning ones.
     pub(super) fn usage(&self) -> Usage {
@@ -108,6 +119,7 @@ impl TurnUsage {
             cache_write: written,
             reasoning: self.reasoning_output_tokens.as_u64(),
             cost_usd: None,
+            cache_write_1h: None,
         }
     }
 }

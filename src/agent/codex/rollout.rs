@@ -33,28 +33,30 @@ use serde_json::value::RawValue;
 
 use super::TurnUsage;
 use crate::agent::event::{
-    Agent, Effect, Event, Notice, NoticeKind, Outcome, RunEnd, RunInfo, StatusClass, ToolCall,
-    ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
+    Agent, Billed, Effect, Event, Notice, NoticeKind, Outcome, RunEnd, RunInfo, StatusClass,
+    ToolCall, ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
 };
 use crate::agent::tools;
 use crate::agent::{Class, Dialect, RawLine, Sink};
 use crate::input::json::{MaybeStr, rfc3339_ms};
-use crate::input::lenient::{Num, Object};
+use crate::input::lenient::{Num, Object, TokenCount};
 use crate::input::peek::{Head, NameId};
-use crate::out::diag::Unreadable;
+use crate::out::diag::{Unreadable, unreadable};
 
 #[derive(Default)]
 pub(crate) struct Rollout {
     session: Option<String>,
     cwd: Option<String>,
     model: Option<String>,
-    /// The cumulative usage last counted, and where the open run's count started.
+    /// The cumulative usage last counted.
     total: Option<Tokens>,
-    run_base: Option<Tokens>,
-    /// The open run's responses' own usage (`token_usage_record`, 0.16x on), which
+    /// The open run's responses own usage came (`token_usage_record`, 0.16x on), which
     /// counts each response once whatever the `token_count`s say (the first may come
     /// after the tool's output, or never, when Codex is killed).
-    records: Option<Usage>,
+    records: bool,
+    /// The open run's increases of the cumulative count, each with its time: its tokens
+    /// where no `token_usage_record` comes.
+    increases: Vec<(Usage, Option<u64>)>,
     /// An error the open run reported, which fails it unless it completes.
     error: Option<String>,
     /// How the open run's last word leaves it, for a log that stops.
@@ -149,7 +151,7 @@ struct Tokens([u64; 5]);
 
 impl Tokens {
     fn of(u: &TurnUsage) -> Tokens {
-        let n = |x: Num| x.as_u64().unwrap_or(0);
+        let n = |x: TokenCount| x.get();
         Tokens([
             n(u.input_tokens),
             n(u.cached_input_tokens),
@@ -157,6 +159,11 @@ impl Tokens {
             n(u.output_tokens),
             n(u.reasoning_output_tokens),
         ])
+    }
+
+    /// Whether no count of this one is above `other`'s.
+    fn below(&self, other: &Tokens) -> bool {
+        (0..5).all(|i| self.0[i] <= other.0[i])
     }
 
     /// What was used since `base` (nothing where a count went down: a new thread's).
@@ -172,6 +179,7 @@ impl Tokens {
             cache_write: d[2],
             reasoning: Some(d[4]),
             cost_usd: None,
+            cache_write_1h: None,
         }
     }
 }
@@ -256,18 +264,31 @@ impl Dialect for Rollout {
             NameId::TOKEN_USAGE_RECORD => {
                 #[derive(Deserialize, Default)]
                 #[serde(default)]
-                struct Record {
+                struct Record<'a> {
                     usage: Object<TurnUsage>,
+                    #[serde(borrow)]
+                    response_id: MaybeStr<'a>,
                 }
-                if sink.run_open()
-                    && let Ok(r) = crate::input::json::from_str::<Record>(payload.get())
-                    && let Some(u) = r.usage.0
-                {
-                    self.records
-                        .get_or_insert_with(Usage::default)
-                        .add(&Tokens::of(&u).since(None));
+                if !sink.run_open() {
+                    return Ok(());
                 }
-                Ok(())
+                let r: Record = crate::input::json::from_str(payload.get()).unwrap_or_default();
+                let Some(u) = r.usage.0 else { return Ok(()) };
+                if u.is_bad() {
+                    return sink.unreadable(
+                        unreadable!("usage"),
+                        line.bytes,
+                        &"a token count that is no count: left out of the totals",
+                    );
+                }
+                self.records = true;
+                sink.event(Event::Billed(&Billed {
+                    usage: Tokens::of(&u).since(None),
+                    model: self.model.as_deref(),
+                    at_ms,
+                    id: r.response_id.as_deref(),
+                    ..Billed::new(Usage::default())
+                }))
             }
             NameId::EVENT_MSG | NameId::RESPONSE_ITEM => {
                 let p: Payload = match crate::input::json::from_str(payload.get()) {
@@ -293,7 +314,8 @@ impl Dialect for Rollout {
         self.error = None;
         self.last_ms = None;
         self.args = None;
-        self.records = None;
+        self.records = false;
+        self.increases.clear();
     }
 
     fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
@@ -362,9 +384,16 @@ impl Rollout {
                 Ok(())
             }
             "token_count" => {
-                if let Some(total) = p.info.0.and_then(|i| i.total_token_usage.0) {
-                    self.total = Some(Tokens::of(&total));
+                let Some(total) = p.info.0.and_then(|i| i.total_token_usage.0) else {
+                    return Ok(());
+                };
+                let total = Tokens::of(&total);
+                // A count sent again adds nothing; one that went down starts afresh.
+                if sink.run_open() && Some(total) != self.total {
+                    let increase = total.since(self.total.filter(|t| t.below(&total)));
+                    self.increases.push((increase, at_ms));
                 }
+                self.total = Some(total);
                 Ok(())
             }
             _ => Ok(()),
@@ -380,7 +409,6 @@ impl Rollout {
         sink: &mut S,
     ) -> anyhow::Result<()> {
         self.finish(sink)?;
-        self.run_base = self.total;
         self.last_ms = at_ms;
         sink.start_run(RunInfo {
             session_id: self.session.clone(),
@@ -402,17 +430,20 @@ impl Rollout {
             self.reset();
             return Ok(());
         }
-        let usage = self.records.take().or_else(|| {
-            self.total
-                .filter(|t| Some(*t) != self.run_base)
-                .map(|t| t.since(self.run_base))
-        });
-        self.run_base = self.total;
+        if !self.records {
+            for (usage, at_ms) in std::mem::take(&mut self.increases) {
+                sink.event(Event::Billed(&Billed {
+                    usage,
+                    model: self.model.as_deref(),
+                    at_ms,
+                    ..Billed::new(Usage::default())
+                }))?;
+            }
+        }
         let last_ms = self.last_ms;
         self.reset();
         sink.end_run(RunEnd {
             final_text: final_text.filter(|_| sink.wants().intersects(Wants::FINAL)),
-            usage,
             last_ms,
             ..RunEnd {
                 outcome,

@@ -245,6 +245,7 @@ impl Cursor {
                         cache_write: u.cache_write_tokens.as_u64().unwrap_or(0),
                         reasoning: None,
                         cost_usd: None,
+                        cache_write_1h: None,
                     }),
                     duration_ms: ev.duration_ms(),
                     native_json,

@@ -33,15 +33,15 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::agent::event::{
-    Agent, Effect, Event, Notice, NoticeKind, Outcome, RunEnd, RunInfo, StatusClass, ToolEndRaw,
-    ToolStatus, Usage, Wants,
+    Agent, Billed, Effect, Event, Notice, NoticeKind, Outcome, RunEnd, RunInfo, StatusClass,
+    ToolEndRaw, ToolStatus, Usage, Wants,
 };
 use crate::agent::tools;
 use crate::agent::{Class, Dialect, RawLine, Sink};
 use crate::input::json::{MaybeStr, rfc3339_ms};
-use crate::input::lenient::{Num, Object};
+use crate::input::lenient::{Object, TokenCount};
 use crate::input::peek::{Head, NameId};
-use crate::out::diag::Unreadable;
+use crate::out::diag::{Unreadable, unreadable};
 
 #[derive(Default)]
 pub(crate) struct Chat {
@@ -55,7 +55,6 @@ pub(crate) struct Chat {
     error: Option<String>,
     /// The text of the run's last message.
     answer: Vec<u8>,
-    usage: Option<Usage>,
     last_ms: Option<u64>,
 }
 
@@ -99,10 +98,10 @@ struct Thought<'a> {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Tokens {
-    input: Num,
-    output: Num,
-    cached: Num,
-    thoughts: Num,
+    input: TokenCount,
+    output: TokenCount,
+    cached: TokenCount,
+    thoughts: TokenCount,
 }
 
 #[derive(Deserialize, Default)]
@@ -254,7 +253,6 @@ impl Dialect for Chat {
         self.last = Last::Waiting;
         self.error = None;
         self.answer.clear();
-        self.usage = None;
         self.last_ms = None;
     }
 
@@ -305,7 +303,7 @@ impl Chat {
                     ..RunInfo::new(Agent::Gemini)
                 })
             }
-            "gemini" => self.answer(msg, at_ms, sink),
+            "gemini" => self.answer(msg, line, at_ms, sink),
             kind @ ("info" | "warning" | "error") => {
                 if !sink.run_open() {
                     return Ok(());
@@ -343,6 +341,7 @@ impl Chat {
     fn answer<S: Sink>(
         &mut self,
         msg: Message<'_>,
+        line: &[u8],
         at_ms: Option<u64>,
         sink: &mut S,
     ) -> anyhow::Result<()> {
@@ -354,16 +353,30 @@ impl Chat {
             sink.model_seen(model);
         }
         if let Some(t) = &msg.tokens.0 {
-            let cached = t.cached.as_u64().unwrap_or(0);
-            let thoughts = t.thoughts.as_u64().unwrap_or(0);
-            self.usage.get_or_insert_with(Usage::default).add(&Usage {
-                input: t.input.as_u64().unwrap_or(0).saturating_sub(cached),
-                output: t.output.as_u64().unwrap_or(0) + thoughts,
-                cache_read: cached,
-                cache_write: 0,
-                reasoning: Some(thoughts),
-                cost_usd: None,
-            });
+            if TokenCount::any_bad(&[t.input, t.output, t.cached, t.thoughts]) {
+                sink.unreadable(
+                    unreadable!("usage"),
+                    line,
+                    &"a token count that is no count: left out of the totals",
+                )?;
+            } else {
+                let cached = t.cached.get();
+                let thoughts = t.thoughts.get();
+                let usage = Usage {
+                    input: t.input.get().saturating_sub(cached),
+                    output: t.output.get() + thoughts,
+                    cache_read: cached,
+                    reasoning: Some(thoughts),
+                    ..Usage::default()
+                };
+                sink.event(Event::Billed(&Billed {
+                    usage,
+                    model: msg.model.as_deref(),
+                    at_ms,
+                    id: msg.id.as_deref(),
+                    ..Billed::new(Usage::default())
+                }))?;
+            }
         }
         let wants = sink.wants();
         if wants.has(Wants::THINKING) {
@@ -473,7 +486,6 @@ impl Chat {
             .then_some(answer.as_slice());
         let result = sink.end_run(RunEnd {
             final_text,
-            usage: self.usage.take(),
             last_ms: self.last_ms,
             ..RunEnd {
                 outcome,

@@ -159,6 +159,7 @@ impl Stats {
             cache_write: 0,
             reasoning: None,
             cost_usd: None,
+            cache_write_1h: None,
         })
     }
 }

@@ -120,10 +120,11 @@ impl Dialect for OpenCodeLog {
                     }
                 };
                 if head.name == NameId::ASSISTANT {
-                    if let Some(model) = msg.message.0.as_ref().and_then(|m| m.model_id.as_deref())
-                    {
+                    let model = msg.message.0.as_ref().and_then(|m| m.model_id.as_deref());
+                    if let Some(model) = model {
                         sink.model_seen(model);
                     }
+                    self.inner.model = model.map(str::to_owned);
                     return Ok(());
                 }
                 self.prompt(msg, sink)

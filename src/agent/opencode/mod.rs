@@ -17,7 +17,7 @@
 //! | tool calls | `tool_use`: one event per finished call, start and end at once; an auto-rejected permission is a rejection |
 //! | run end | none in 1.x: the input ends (or another session starts, or `done` comes). An `error` fails the run even though the CLI exits 0 (≤ 1.14.41); else a last `step_finish` with reason `stop` succeeds; else the run did not finish |
 //! | final answer | the text of the step that finished with reason `stop` |
-//! | usage | the sum of the steps' `tokens` and `cost` |
+//! | usage | each step's `tokens` and `cost` (its message's: one model call) |
 //!
 //! For `run`, a `step_finish` with reason `stop` counts as the terminal event, taken back
 //! if another step starts.
@@ -31,16 +31,16 @@ pub(crate) mod db;
 pub(crate) mod log;
 
 use super::event::{
-    Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass,
+    Agent, AnswerCheck, Billed, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass,
     ToolEndRaw, ToolStatus, Usage, Wants,
 };
 use super::tools;
 use super::{Class, Dialect, RawLine, Sink, mentions};
 use crate::agent::event::Outcome;
 use crate::input::json::MaybeStr;
-use crate::input::lenient::{Num, Object};
+use crate::input::lenient::{Num, Object, TokenCount};
 use crate::input::peek::{Head, NameId};
-use crate::out::diag::Unreadable;
+use crate::out::diag::{Unreadable, unreadable};
 
 #[derive(Default)]
 pub(crate) struct OpenCode {
@@ -50,7 +50,8 @@ pub(crate) struct OpenCode {
     stopped: bool,
     /// The first error the run reported.
     error: Option<String>,
-    usage: Option<Usage>,
+    /// The model of the message being read (a session log's `assistant` line names it).
+    pub(super) model: Option<String>,
     first_ms: Option<u64>,
     last_ms: Option<u64>,
     /// The id of the last text part, whose later events add to it.
@@ -84,6 +85,8 @@ struct Part<'a> {
     tool: MaybeStr<'a>,
     #[serde(rename = "callID", borrow)]
     call_id: MaybeStr<'a>,
+    #[serde(rename = "messageID", borrow)]
+    message_id: MaybeStr<'a>,
     #[serde(borrow)]
     state: Option<State<'a>>,
     tokens: Object<Tokens>,
@@ -121,17 +124,17 @@ struct Time {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Tokens {
-    input: Num,
-    output: Num,
-    reasoning: Num,
+    input: TokenCount,
+    output: TokenCount,
+    reasoning: TokenCount,
     cache: Object<Cache>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Clone, Copy)]
 #[serde(default)]
 struct Cache {
-    read: Num,
-    write: Num,
+    read: TokenCount,
+    write: TokenCount,
 }
 
 /// 1.x `{"name","data":{"message"}}`; 2.x `{"type","message"}`: not the shared
@@ -238,7 +241,7 @@ impl Dialect for OpenCode {
                 }
                 Ok(())
             }
-            NameId::STEP_FINISH => self.step_finish(part, sink),
+            NameId::STEP_FINISH => self.step_finish(part, line, ev.timestamp.as_u64(), sink),
             NameId::ERROR => self.error_line(ev.error.0.unwrap_or_default(), sink),
             NameId::DONE => {
                 sink.terminal(true);
@@ -269,13 +272,14 @@ impl Dialect for OpenCode {
             outcome,
             final_text,
             answer: AnswerCheck::Unchecked,
-            usage: self.usage,
+            // The steps' tokens, summed by the sink.
+            usage: None,
             duration_ms: self
                 .first_ms
                 .zip(self.last_ms)
                 .map(|(a, b)| b.saturating_sub(a)),
             native_json: None,
-            last_ms: None,
+            last_ms: self.last_ms,
         });
         self.reset();
         result
@@ -335,20 +339,50 @@ impl OpenCode {
         Ok(())
     }
 
-    /// `step_finish`: the step's tokens add to the run's; reason `stop` may end the run.
-    fn step_finish<S: Sink>(&mut self, part: &Part<'_>, sink: &mut S) -> anyhow::Result<()> {
+    /// `step_finish`: the step's tokens (its message's: a model call); reason `stop` may
+    /// end the run.
+    fn step_finish<S: Sink>(
+        &mut self,
+        part: &Part<'_>,
+        line: &RawLine<'_>,
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
         if let Some(tokens) = &part.tokens.0 {
-            let cache = tokens.cache.0.as_ref();
-            let reasoning = tokens.reasoning.as_u64();
-            self.usage.get_or_insert_with(Usage::default).add(&Usage {
-                input: tokens.input.as_u64().unwrap_or(0),
-                // Reasoning tokens are counted apart from the output here.
-                output: tokens.output.as_u64().unwrap_or(0) + reasoning.unwrap_or(0),
-                cache_read: cache.and_then(|c| c.read.as_u64()).unwrap_or(0),
-                cache_write: cache.and_then(|c| c.write.as_u64()).unwrap_or(0),
-                reasoning,
-                cost_usd: part.cost.0.filter(|c| c.is_finite()),
-            });
+            let cache = tokens.cache.0.unwrap_or_default();
+            let counts = [
+                tokens.input,
+                tokens.output,
+                tokens.reasoning,
+                cache.read,
+                cache.write,
+            ];
+            if TokenCount::any_bad(&counts) {
+                sink.unreadable(
+                    unreadable!("usage"),
+                    line.bytes,
+                    &"a token count that is no count: left out of the totals",
+                )?;
+            } else {
+                let reasoning = tokens.reasoning.as_u64();
+                let usage = Usage {
+                    input: tokens.input.get(),
+                    // Reasoning tokens are counted apart from the output here.
+                    output: tokens.output.get() + reasoning.unwrap_or(0),
+                    cache_read: cache.read.get(),
+                    cache_write: cache.write.get(),
+                    reasoning,
+                    cost_usd: part.cost.0.filter(|c| c.is_finite() && *c >= 0.0),
+                    cache_write_1h: None,
+                };
+                sink.event(Event::Billed(&Billed {
+                    usage,
+                    model: self.model.as_deref(),
+                    at_ms,
+                    id: part.message_id.as_deref(),
+                    ..Billed::new(Usage::default())
+                }))?;
+            }
         }
         self.stopped = part.reason.as_deref() == Some("stop");
         if self.stopped {

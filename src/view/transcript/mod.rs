@@ -553,6 +553,7 @@ impl TranscriptView {
                 let notice = Item::Notice(notice.kind, escape::one_line(&notice.text));
                 self.push_item(run, notice);
             }
+            Event::Billed(_) => {}
         }
     }
 
