@@ -203,6 +203,7 @@ pub(crate) fn with_view<W: WithView>(choice: &ViewChoice, w: W) -> W::Out {
         ViewChoice::Check(opts) => w.call(check::CheckView::new(opts.clone())),
         ViewChoice::Transcript(opts) => w.call(transcript::TranscriptView::new(opts.clone())),
         ViewChoice::Sessions(opts) => w.call(sessions::SessionsView::new(opts.clone())),
+        ViewChoice::Usage(opts) => w.call(usage::UsageView::new(opts.clone())),
     }
 }
 

@@ -226,6 +226,25 @@ A session log is read as streams are: each prompt is a run, so every view works 
 (cursor-stream tools --from codex --since 1d).")]
     Sessions(SessionsArgs),
 
+    /// Tokens and cost per day, week, month, session, model or run: every agent, each model
+    /// call counted once, priced offline.
+    #[command(after_help = "\
+Reports: daily (the default), weekly (weeks from Monday), monthly, session, model, run —
+given first, before any file.
+
+Examples:
+  cursor-stream usage                               every agent's logs, per day
+  cursor-stream usage monthly --from claude --breakdown
+  cursor-stream usage session --since 1w --json | duckdb -c \"…\"
+  cursor-stream usage daily --timezone Europe/Paris runs/*.ndjson   saved streams too
+  cursor-stream usage --html > usage.html           a chart and the table, offline
+
+Rows are period × agent × model: input (prompt tokens not read from or written to a cache),
+output (reasoning included), cache read, cache write, total, cost, runs, sessions. Days are
+cut by each model call's own time. Costs come from a price table built in (LiteLLM's, see
+--prices); a model with no price has no cost, and is named on stderr.")]
+    Usage(UsageArgs),
+
     /// What a run did, to look at: GitHub Markdown (a CI step summary, a PR comment) or,
     /// with --html, one self-contained page with a timeline of the tool calls.
     #[command(after_help = "\
@@ -465,6 +484,46 @@ pub(crate) struct StatsArgs {
     /// One JSON object per run instead of the table.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct UsageArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// One JSON object per row (period × agent × model) instead of the table.
+    #[arg(long, conflicts_with = "html")]
+    pub json: bool,
+
+    /// One self-contained HTML page: a stacked chart over time and the table.
+    #[arg(long)]
+    pub html: bool,
+
+    /// A row per model under each period's row.
+    #[arg(long)]
+    pub breakdown: bool,
+
+    /// The time zone days are cut in (an IANA name, e.g. Europe/Paris, or UTC); by
+    /// default the local one.
+    #[arg(long, value_name = "TZ")]
+    pub timezone: Option<String>,
+
+    /// Where costs come from: the agent's own figure where it reports one, else
+    /// calculated (auto); always calculated; the agent's own only.
+    #[arg(long, value_enum, default_value_t = CostChoice::Auto, value_name = "WHERE")]
+    pub cost: CostChoice,
+
+    /// Prices from FILE, a price list in LiteLLM's format
+    /// (model_prices_and_context_window.json), instead of the table built in.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CostChoice {
+    Auto,
+    Calculate,
+    Reported,
 }
 
 #[derive(Debug, Args)]

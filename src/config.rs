@@ -21,6 +21,8 @@ use crate::view::stats::StatsOptions;
 use crate::view::text::TextOptions;
 use crate::view::tools::{CallFilter, ToolsOptions};
 use crate::view::transcript::TranscriptOptions;
+use crate::view::usage::prices::Prices;
+use crate::view::usage::{CostMode, Report, UsageOptions};
 
 #[derive(Debug, Clone)]
 pub enum ViewChoice {
@@ -37,6 +39,7 @@ pub enum ViewChoice {
     Check(CheckOptions),
     Transcript(TranscriptOptions),
     Sessions(SessionsOptions),
+    Usage(UsageOptions),
 }
 
 /// Everything a run needs, decided once.
@@ -71,7 +74,7 @@ pub(crate) enum Action {
 impl Config {
     /// Resolves the command line once: the view with its options, the inputs, colours and
     /// terminals.
-    pub(crate) fn from_cli(cli: Cli) -> Action {
+    pub(crate) fn from_cli(mut cli: Cli) -> Action {
         let mut run = None;
         let (view, input) = match cli.command {
             Command::Completions { shell } => return Action::Completions(shell),
@@ -95,6 +98,24 @@ impl Config {
                 a.input,
             ),
             Command::Transcript(a) => transcript_view(a),
+            Command::Usage(mut a) => {
+                // With `usage`, `--agent` chooses the agent's rows (and logs), and no
+                // stream's format.
+                let agent = cli.global.agent.agent();
+                cli.global.agent = crate::cli::AgentChoice::Auto;
+                let report = take_report(&mut a.input.files);
+                if let Some(agent) = agent
+                    && a.input.files.is_empty()
+                    && a.input.stores.from.is_empty()
+                {
+                    a.input.stores.from = vec![from_choice(agent)];
+                }
+                let (view, input) = usage_view(a, report, agent);
+                let inputs = store_inputs(input, true);
+                return Action::View(Box::new(Config::with_terminals(
+                    view, run, inputs, cli.global,
+                )));
+            }
         };
         // `get -n` reads no input at all, not even stdin.
         let inputs = match &view {
@@ -309,6 +330,83 @@ fn usage_error(message: impl std::fmt::Display) -> ! {
         .exit()
 }
 
+/// `usage`'s report, given first among the arguments (`usage monthly …`): taken from
+/// them, unless it names a file.
+fn take_report(files: &mut Vec<PathBuf>) -> Report {
+    let Some(first) = files.first().and_then(|f| f.to_str()) else {
+        return Report::Daily;
+    };
+    let report = match first {
+        "daily" => Report::Daily,
+        "weekly" => Report::Weekly,
+        "monthly" => Report::Monthly,
+        "session" | "sessions" => Report::Session,
+        "model" | "models" => Report::Model,
+        "run" | "runs" => Report::Run,
+        _ => return Report::Daily,
+    };
+    if files[0].exists() {
+        return Report::Daily;
+    }
+    files.remove(0);
+    report
+}
+
+fn from_choice(agent: Agent) -> crate::cli::FromChoice {
+    use crate::cli::FromChoice;
+    match agent {
+        Agent::Cursor => FromChoice::Cursor,
+        Agent::Claude => FromChoice::Claude,
+        Agent::Codex => FromChoice::Codex,
+        Agent::Gemini => FromChoice::Gemini,
+        Agent::Qwen => FromChoice::Qwen,
+        Agent::OpenCode => FromChoice::Opencode,
+    }
+}
+
+/// `usage` with its options (its time zone, window and prices read), and its inputs.
+fn usage_view(
+    a: crate::cli::UsageArgs,
+    report: Report,
+    agent: Option<Agent>,
+) -> (ViewChoice, InputArgs) {
+    let tz = match &a.timezone {
+        Some(name) => match jiff::tz::TimeZone::get(name) {
+            Ok(tz) => tz,
+            Err(e) => usage_error(format!("--timezone {name}: {e}")),
+        },
+        None => jiff::tz::TimeZone::system(),
+    };
+    let window = match window_in(&a.input.stores, &tz) {
+        Ok(w) => w,
+        Err(message) => usage_error(message),
+    };
+    let prices = match &a.prices {
+        Some(path) => match Prices::load(path) {
+            Ok(p) => p,
+            Err(e) => usage_error(format!("--prices: {e}")),
+        },
+        None => Prices::builtin(),
+    };
+    let opts = UsageOptions {
+        report,
+        json: a.json,
+        html: a.html,
+        breakdown: a.breakdown,
+        tz,
+        since_ms: window.since_ms,
+        until_ms: window.until_ms,
+        agent,
+        cost: match a.cost {
+            crate::cli::CostChoice::Auto => CostMode::Auto,
+            crate::cli::CostChoice::Calculate => CostMode::Calculate,
+            crate::cli::CostChoice::Reported => CostMode::Reported,
+        },
+        prices: std::sync::Arc::new(prices),
+    };
+    (ViewChoice::Usage(opts), a.input)
+}
+
 /// `transcript` with its options, and its inputs.
 fn transcript_view(a: TranscriptArgs) -> (ViewChoice, InputArgs) {
     let opts = TranscriptOptions {
@@ -396,8 +494,16 @@ fn by_id(input: Input) -> Input {
 
 /// `--since`, `--until` and `--project`, read.
 fn window(stores: &crate::cli::StoreArgs) -> Result<crate::stores::Window, String> {
+    window_in(stores, &jiff::tz::TimeZone::system())
+}
+
+/// `--since`, `--until` and `--project`, read in the time zone `tz`.
+fn window_in(
+    stores: &crate::cli::StoreArgs,
+    tz: &jiff::tz::TimeZone,
+) -> Result<crate::stores::Window, String> {
     use crate::stores::when::{End, parse};
-    let tz = jiff::tz::TimeZone::system();
+    let tz = tz.clone();
     let since_ms = stores
         .since
         .as_deref()

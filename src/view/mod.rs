@@ -36,6 +36,7 @@ pub(crate) mod text;
 pub(crate) mod thinking;
 pub(crate) mod tools;
 pub(crate) mod transcript;
+pub(crate) mod usage;
 pub(crate) mod words;
 
 /// What views write through (the output streams, the input diagnostics) and what they

@@ -24,7 +24,7 @@
 //! visible.
 
 mod answer;
-mod escape;
+pub(crate) mod escape;
 mod html;
 mod markdown;
 mod readable;

@@ -1,0 +1,567 @@
+//! `usage`: tokens and cost per day, week, month, session, model or run, for every agent.
+//!
+//! Built on the runs every view reads (streams, and the agents' session logs): each model
+//! call a log records is one record ([`Event::Billed`]: its tokens, model, time and id,
+//! counted once by its agent's rule, see each dialect); a stream's run, whose usage comes
+//! at its end, is one record at the run's time. Records are kept (a few dozen bytes each:
+//! a history of a gigabyte holds some tens of thousands), counted once more across files
+//! by their id (a log copied into another), and summed at the end into rows of period ×
+//! agent × model, cut by each record's own time in the chosen time zone.
+//!
+//! `--json` writes the rows, one object a line (schema in the README); on a terminal the
+//! table fits its width and a bar per period follows; `--html` writes one offline page.
+
+pub(crate) mod html;
+pub(crate) mod prices;
+pub(crate) mod table;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::{BuildHasher, RandomState};
+use std::sync::Arc;
+
+use jiff::tz::TimeZone;
+
+use crate::agent::event::{Agent, Event, RunEnd, Usage, Wants};
+use crate::exit::ExitStatus;
+use crate::out::diag::Unreadable;
+use crate::runs::Runs;
+use crate::view::{Ctx, View};
+use prices::Prices;
+
+/// What a row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Report {
+    #[default]
+    Daily,
+    Weekly,
+    Monthly,
+    Session,
+    Model,
+    Run,
+}
+
+/// Where a cost comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CostMode {
+    /// The agent's own figure where it reports one (more than nothing), else calculated.
+    #[default]
+    Auto,
+    /// Always from the tokens and the price table.
+    Calculate,
+    /// The agent's own figure only.
+    Reported,
+}
+
+#[derive(Debug, Clone)]
+pub struct UsageOptions {
+    pub report: Report,
+    pub json: bool,
+    pub html: bool,
+    pub breakdown: bool,
+    pub tz: TimeZone,
+    /// Records at or after, and before, these times (epoch ms).
+    pub since_ms: Option<i64>,
+    pub until_ms: Option<i64>,
+    pub agent: Option<Agent>,
+    pub cost: CostMode,
+    pub prices: Arc<Prices>,
+}
+
+/// A run, as the records name it.
+#[derive(Debug)]
+struct RunKey {
+    file: Arc<str>,
+    session: Option<Arc<str>>,
+    /// Its place in its file, from 0.
+    index: u32,
+}
+
+/// One model call (or one stream's run).
+#[derive(Debug)]
+struct Rec {
+    at_ms: Option<i64>,
+    agent: Agent,
+    model: Option<Arc<str>>,
+    usage: Usage,
+    run: Arc<RunKey>,
+    /// A hash of the agent and the call's id.
+    id: Option<u64>,
+}
+
+pub(crate) struct UsageView {
+    opts: UsageOptions,
+    records: Vec<Rec>,
+    /// The open run, and whether it gave records of its own.
+    run: Option<Arc<RunKey>>,
+    run_records: usize,
+    file: Arc<str>,
+    runs_in_file: u32,
+    models: HashMap<String, Arc<str>>,
+    hasher: RandomState,
+    /// Records left out: a count that is no count.
+    skipped: u64,
+}
+
+impl UsageView {
+    pub(crate) fn new(opts: UsageOptions) -> UsageView {
+        UsageView {
+            opts,
+            records: Vec::new(),
+            run: None,
+            run_records: 0,
+            file: Arc::from(""),
+            runs_in_file: 0,
+            models: HashMap::new(),
+            hasher: RandomState::new(),
+            skipped: 0,
+        }
+    }
+
+    fn model(&mut self, name: Option<&str>) -> Option<Arc<str>> {
+        let name = name?;
+        if let Some(m) = self.models.get(name) {
+            return Some(m.clone());
+        }
+        let m: Arc<str> = Arc::from(name);
+        self.models.insert(name.to_string(), m.clone());
+        Some(m)
+    }
+}
+
+impl View for UsageView {
+    fn wants(&self) -> Wants {
+        Wants::BILLED
+    }
+
+    fn reports_runs(&self) -> bool {
+        false
+    }
+
+    fn exit_status(&self, _runs: &Runs) -> ExitStatus {
+        ExitStatus::SUCCESS
+    }
+
+    fn fork(&self) -> Option<Self> {
+        Some(UsageView::new(self.opts.clone()))
+    }
+
+    fn merge(&mut self, later: Self) {
+        self.records.extend(later.records);
+        self.skipped += later.skipped;
+    }
+
+    fn unreadable(
+        &mut self,
+        what: Unreadable,
+        _err: &dyn std::fmt::Display,
+        _ctx: &mut Ctx,
+    ) -> anyhow::Result<bool> {
+        if what.event == "usage" {
+            self.skipped += 1;
+        }
+        Ok(false)
+    }
+
+    fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let source = ctx.diag.source();
+        if *self.file != *source {
+            self.file = Arc::from(source);
+            self.runs_in_file = 0;
+        }
+        let session = ctx.run.session_id.as_deref().map(Arc::from);
+        self.run = Some(Arc::new(RunKey {
+            file: self.file.clone(),
+            session,
+            index: self.runs_in_file,
+        }));
+        self.runs_in_file += 1;
+        self.run_records = self.records.len();
+        Ok(())
+    }
+
+    fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let Event::Billed(billed) = ev else {
+            return Ok(());
+        };
+        let Some(run) = self.run.clone() else {
+            return Ok(());
+        };
+        let model = self.model(billed.model.or(ctx.run.model.as_deref()));
+        let id = billed
+            .id
+            .map(|id| self.hasher.hash_one((ctx.run.agent.name(), id)));
+        self.records.push(Rec {
+            at_ms: billed.at_ms.and_then(|t| i64::try_from(t).ok()),
+            agent: ctx.run.agent,
+            model,
+            usage: billed.usage,
+            run,
+            id,
+        });
+        Ok(())
+    }
+
+    fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let Some(run) = self.run.take() else {
+            return Ok(());
+        };
+        // The session id may have come after the run's start.
+        let run = match (&run.session, &ctx.run.session_id) {
+            (None, Some(id)) => Arc::new(RunKey {
+                session: Some(Arc::from(id.as_str())),
+                file: run.file.clone(),
+                index: run.index,
+            }),
+            _ => run,
+        };
+        let at = end
+            .last_ms
+            .or(ctx.run.started_ms)
+            .and_then(|t| i64::try_from(t).ok())
+            .or_else(|| file_time(&run.file));
+        let mine = self.run_records;
+        for r in &mut self.records[mine..] {
+            r.at_ms = r.at_ms.or(at);
+            r.run = run.clone();
+        }
+        if self.records.len() == mine
+            && let Some(usage) = end.usage
+        {
+            // A stream's run: its usage, at its time.
+            let model = self.model(ctx.run.model.as_deref());
+            self.records.push(Rec {
+                at_ms: at,
+                agent: ctx.run.agent,
+                model,
+                usage,
+                run,
+                id: None,
+            });
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let rows = self.rows(ctx);
+        if self.opts.json {
+            for row in &rows.rows {
+                let mut line = row.json(self.opts.report);
+                line.push('\n');
+                ctx.out.write_out(line.as_bytes())?;
+            }
+        } else if self.opts.html {
+            let page = html::page(&self.opts, &rows);
+            ctx.out.write_out(page.as_bytes())?;
+        } else {
+            table::write(&self.opts, &rows, ctx)?;
+        }
+        if self.skipped > 0 {
+            ctx.out.begin_err_block();
+            ctx.out.write_err(
+                format!(
+                    "cursor-stream: note: {} records with a token count that is no count were left out (skipped)\n",
+                    self.skipped
+                )
+                .as_bytes(),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// When a file was last changed: the time of a stream's run that says none.
+fn file_time(file: &str) -> Option<i64> {
+    let modified = std::fs::metadata(file).ok()?.modified().ok()?;
+    let d = modified
+        .duration_since(std::time::SystemTime::UNIX_EPOCH)
+        .ok()?;
+    i64::try_from(d.as_millis()).ok()
+}
+
+/// The report: its rows, and the totals.
+pub(crate) struct Rows {
+    pub rows: Vec<Row>,
+    pub total: Sums,
+    /// Whether any cost is known (else the bars show tokens).
+    pub priced: bool,
+}
+
+/// One row: a period (or session, run, nothing) × agent × model.
+#[derive(Debug, Clone)]
+pub(crate) struct Row {
+    pub key: Key,
+    pub agent: Agent,
+    pub model: Option<Arc<str>>,
+    pub sums: Sums,
+}
+
+/// What a row is about, by report.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Key {
+    /// `2026-11-20`, the Monday of a week, or `2026-11`.
+    Period(String),
+    Session {
+        session: Option<Arc<str>>,
+        file: Arc<str>,
+    },
+    Run {
+        file: Arc<str>,
+        index: u32,
+        session: Option<Arc<str>>,
+    },
+    None,
+}
+
+impl Key {
+    /// The row's first cell.
+    pub(crate) fn label(&self) -> String {
+        match self {
+            Key::Period(p) => p.clone(),
+            Key::Session { session, .. } => session.as_deref().unwrap_or("-").to_string(),
+            Key::Run { file, index, .. } => format!("{file}#{}", index + 1),
+            Key::None => String::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Sums {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub reasoning: u64,
+    /// `None` when no record of the row has a cost.
+    pub cost: Option<f64>,
+    /// Whether some record of the row has no cost (a model with no price).
+    pub unpriced: bool,
+    /// The runs, by where their key is (records keep it alive).
+    runs: HashSet<usize>,
+    sessions: HashSet<(Arc<str>, Option<Arc<str>>)>,
+}
+
+impl Sums {
+    pub(crate) fn total(&self) -> u64 {
+        self.input + self.output + self.cache_read + self.cache_write
+    }
+
+    pub(crate) fn runs(&self) -> usize {
+        self.runs.len()
+    }
+
+    pub(crate) fn sessions(&self) -> usize {
+        self.sessions.len()
+    }
+
+    fn add(&mut self, r: &Rec, cost: Option<f64>) {
+        self.input += r.usage.input;
+        self.output += r.usage.output;
+        self.cache_read += r.usage.cache_read;
+        self.cache_write += r.usage.cache_write;
+        self.reasoning += r.usage.reasoning.unwrap_or(0);
+        match cost {
+            Some(c) => *self.cost.get_or_insert(0.0) += c,
+            None => self.unpriced = true,
+        }
+        self.runs.insert(Arc::as_ptr(&r.run) as usize);
+        self.sessions
+            .insert((r.run.file.clone(), r.run.session.clone()));
+    }
+
+    fn merge(&mut self, o: &Sums) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+        self.reasoning += o.reasoning;
+        if let Some(c) = o.cost {
+            *self.cost.get_or_insert(0.0) += c;
+        }
+        self.unpriced |= o.unpriced;
+        self.runs.extend(o.runs.iter().copied());
+        self.sessions.extend(o.sessions.iter().cloned());
+    }
+}
+
+impl UsageView {
+    /// The records, counted once, chosen by time and agent, priced and summed.
+    fn rows(&mut self, ctx: &mut Ctx) -> Rows {
+        let mut seen = HashSet::new();
+        let mut rows: BTreeMap<(Key, &'static str, Option<Arc<str>>), Row> = BTreeMap::new();
+        let mut unpriced: BTreeMap<(String, &'static str), ()> = BTreeMap::new();
+        let mut total = Sums::default();
+        let mut priced = false;
+        let records = std::mem::take(&mut self.records);
+        for r in &records {
+            if r.id.is_some_and(|id| !seen.insert(id)) {
+                continue;
+            }
+            if self.opts.agent.is_some_and(|a| a != r.agent) {
+                continue;
+            }
+            if let Some(at) = r.at_ms
+                && (self.opts.since_ms.is_some_and(|s| at < s)
+                    || self.opts.until_ms.is_some_and(|u| at >= u))
+            {
+                continue;
+            }
+            let cost = self.cost(r, &mut unpriced);
+            priced |= cost.is_some();
+            let key = self.key(r);
+            let row = rows
+                .entry((key.clone(), r.agent.name(), r.model.clone()))
+                .or_insert_with(|| Row {
+                    key,
+                    agent: r.agent,
+                    model: r.model.clone(),
+                    sums: Sums::default(),
+                });
+            row.sums.add(r, cost);
+            total.add(r, cost);
+        }
+        self.records = records;
+        for (model, agent) in unpriced.keys() {
+            ctx.out.begin_err_block();
+            ctx.out.write_err(
+                format!(
+                    "cursor-stream: note: no price for {agent}'s model `{model}`: its cost is left \
+                     blank (add it with --prices FILE, a price list in LiteLLM's format)\n"
+                )
+                .as_bytes(),
+            );
+        }
+        Rows {
+            rows: rows.into_values().collect(),
+            total,
+            priced,
+        }
+    }
+
+    fn cost(&self, r: &Rec, unpriced: &mut BTreeMap<(String, &'static str), ()>) -> Option<f64> {
+        let reported = r.usage.cost_usd.filter(|c| *c > 0.0);
+        let mut calculate = || {
+            let price = r.model.as_deref().and_then(|m| self.opts.prices.find(m));
+            if price.is_none() {
+                let model = r.model.as_deref().unwrap_or("(unnamed)").to_string();
+                unpriced.insert((model, r.agent.name()), ());
+            }
+            price.map(|p| p.cost(&r.usage))
+        };
+        match self.opts.cost {
+            CostMode::Reported => r.usage.cost_usd,
+            CostMode::Calculate => calculate(),
+            CostMode::Auto => reported.or_else(calculate),
+        }
+    }
+
+    fn key(&self, r: &Rec) -> Key {
+        match self.opts.report {
+            Report::Daily | Report::Weekly | Report::Monthly => {
+                Key::Period(period(r.at_ms, self.opts.report, &self.opts.tz))
+            }
+            Report::Session => Key::Session {
+                session: r.run.session.clone(),
+                file: r.run.file.clone(),
+            },
+            Report::Run => Key::Run {
+                file: r.run.file.clone(),
+                index: r.run.index,
+                session: r.run.session.clone(),
+            },
+            Report::Model => Key::None,
+        }
+    }
+}
+
+/// The period a time falls in, in `tz`: its day, its week's Monday, its month.
+fn period(at_ms: Option<i64>, report: Report, tz: &TimeZone) -> String {
+    let Some(day) = at_ms
+        .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
+        .map(|t| t.to_zoned_datetime(tz.clone()).date())
+    else {
+        return "unknown".to_string();
+    };
+    match report {
+        Report::Weekly => {
+            let back = i64::from(day.weekday().to_monday_zero_offset());
+            let monday = day.checked_sub(jiff::Span::new().days(back)).unwrap_or(day);
+            monday.to_string()
+        }
+        Report::Monthly => format!("{:04}-{:02}", day.year(), day.month()),
+        _ => day.to_string(),
+    }
+}
+
+impl Row {
+    /// The row as `--json` writes it: the key's fields, then the agent's, the model's and
+    /// the numbers.
+    pub(crate) fn json(&self, report: Report) -> String {
+        use serde_json::{Value, json};
+        let mut fields: Vec<(&str, Value)> = match (&self.key, report) {
+            (Key::Period(p), _) => vec![("date", json!(p))],
+            (Key::Session { session, file }, _) => vec![
+                ("session_id", json!(session.as_deref())),
+                ("file", json!(&**file)),
+            ],
+            (
+                Key::Run {
+                    file,
+                    index,
+                    session,
+                },
+                _,
+            ) => vec![
+                ("file", json!(&**file)),
+                ("session_id", json!(session.as_deref())),
+                ("index", json!(index)),
+            ],
+            (Key::None, _) => Vec::new(),
+        };
+        let s = &self.sums;
+        fields.extend([
+            ("agent", json!(self.agent.name())),
+            ("model", json!(self.model.as_deref())),
+            ("input_tokens", json!(s.input)),
+            ("output_tokens", json!(s.output)),
+            ("cache_read_tokens", json!(s.cache_read)),
+            ("cache_write_tokens", json!(s.cache_write)),
+            ("reasoning_tokens", json!(s.reasoning)),
+            ("total_tokens", json!(s.total())),
+            ("cost_usd", json!(s.cost.filter(|_| !s.unpriced))),
+            ("runs", json!(s.runs())),
+            ("sessions", json!(s.sessions())),
+        ]);
+        let mut out = String::from("{");
+        for (i, (k, v)) in fields.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&serde_json::to_string(k).unwrap_or_default());
+            out.push(':');
+            out.push_str(&v.to_string());
+        }
+        out.push('}');
+        out
+    }
+}
+
+/// Rows gathered by key and agent (the table's rows without `--breakdown`): the models of
+/// each, and their sums.
+pub(crate) fn by_agent(rows: &[Row]) -> Vec<(Key, Agent, Vec<Arc<str>>, Sums)> {
+    let mut out: Vec<(Key, Agent, Vec<Arc<str>>, Sums)> = Vec::new();
+    for row in rows {
+        match out.last_mut() {
+            Some((k, a, models, sums)) if *k == row.key && *a == row.agent => {
+                models.extend(row.model.clone());
+                sums.merge(&row.sums);
+            }
+            _ => out.push((
+                row.key.clone(),
+                row.agent,
+                row.model.clone().into_iter().collect(),
+                row.sums.clone(),
+            )),
+        }
+    }
+    out
+}
