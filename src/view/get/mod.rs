@@ -555,8 +555,9 @@ fn walkable(bytes: &[u8]) -> bool {
 /// stops at 10,000.
 const MAX_DEPTH: usize = 100_000;
 
-/// The values on one line, read by the engine's reader; refuses a line nested deeper than
-/// [`MAX_DEPTH`] (which would overflow the stack): only a line that long can be.
+/// The values on one line: the one [`read::value`] makes of a line of plain JSON, else what
+/// the engine's reader makes of it; refuses a line nested deeper than [`MAX_DEPTH`] (which
+/// would overflow the stack): only a line that long can be.
 fn values(bytes: &[u8]) -> Result<Values<'_>, String> {
     // One value of plain JSON, as nearly every line is: read faster, to the same value.
     if let Some(value) = read::value(bytes) {
