@@ -512,7 +512,7 @@ fn skip_value(b: &[u8], mut at: usize, depth: u32) -> Option<usize> {
     }
 }
 
-fn ws(b: &[u8], mut at: usize) -> usize {
+pub(crate) fn ws(b: &[u8], mut at: usize) -> usize {
     while matches!(b.get(at), Some(b' ' | b'\n' | b'\t' | b'\r')) {
         at += 1;
     }
@@ -536,7 +536,7 @@ fn word(b: &[u8], at: usize, word: &[u8]) -> Option<usize> {
 }
 
 /// A number in JSON's grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-fn scan_number(b: &[u8], mut at: usize) -> Option<usize> {
+pub(crate) fn scan_number(b: &[u8], mut at: usize) -> Option<usize> {
     let digits = |at: usize| at + b[at..].iter().take_while(|c| c.is_ascii_digit()).count();
     if b.get(at) == Some(&b'-') {
         at += 1;

@@ -222,6 +222,19 @@ fn write_json(call: &Record<'_>, ctx: &Ctx, out: &mut Vec<u8>) {
         }
     }
     let c = call.call;
+    // Made at its size (unless escapes lengthen a string), rather than grown, and copied,
+    // as it is written: the names of the fields and the numbers take under 256 bytes.
+    let raw_len = |v: Option<&RawValue>| v.map_or(0, |v| v.get().len());
+    let str_len = |s: Option<&str>| s.map_or(0, str::len);
+    out.reserve(
+        256 + raw_len(c.args.as_deref())
+            + raw_len(call.end.and_then(|e| e.result))
+            + str_len(c.id.as_deref())
+            + c.tool.len()
+            + str_len(call.session_id)
+            + str_len(c.parent.as_deref())
+            + ctx.diag.source().len(),
+    );
     out.extend_from_slice(b"{\"call_id\":");
     string(out, Some(c.id.as_deref().unwrap_or("")));
     out.extend_from_slice(b",\"tool\":");
