@@ -455,7 +455,10 @@ fn keep(f: &Found, window: &Window) -> bool {
     {
         return false;
     }
-    if window.until_ms.is_some_and(|until| f.started_ms > until) {
+    if window
+        .until_ms
+        .is_some_and(|until| started(f, path) > until)
+    {
         return false;
     }
     match &window.project {
@@ -606,12 +609,33 @@ fn modified_ms(path: &Path) -> i64 {
         .unwrap_or(0)
 }
 
-/// When a file was made (its modification where the file system does not say).
+/// When a file was made, as far as the file system says (the earlier of its creation and
+/// its last change: a copied log was created when copied).
 fn created_ms(path: &Path) -> i64 {
     let Ok(meta) = fs::metadata(path) else {
         return 0;
     };
-    to_ms(meta.created())
-        .or_else(|| to_ms(meta.modified()))
-        .unwrap_or(0)
+    match (to_ms(meta.created()), to_ms(meta.modified())) {
+        (Some(c), Some(m)) => c.min(m),
+        (c, m) => c.or(m).unwrap_or(0),
+    }
+}
+
+/// When a session started: its name's time where it has one, else its first record's
+/// time (in its first 16 KiB), else the file's.
+fn started(f: &Found, path: &Path) -> i64 {
+    if matches!(f.agent, Agent::Codex | Agent::Gemini) && f.started_ms > 0 {
+        return f.started_ms;
+    }
+    let first = crate::stores::open::head(path, 16 << 10)
+        .ok()
+        .and_then(|head| {
+            let at = memchr::memmem::find(&head, b"\"timestamp\":\"")? + 13;
+            let end = at + head.get(at..)?.iter().position(|&b| b == b'"')?;
+            let text = std::str::from_utf8(&head[at..end]).ok()?;
+            text.parse::<jiff::Timestamp>()
+                .ok()
+                .map(|t| t.as_millisecond())
+        });
+    first.unwrap_or(f.started_ms)
 }

@@ -8,6 +8,7 @@
 
 mod agents;
 mod architecture;
+mod browser;
 mod cli;
 mod conformance;
 mod duckdb;
@@ -24,6 +25,7 @@ mod run;
 mod stores;
 mod tools;
 mod transcript;
+mod usage;
 #[cfg(unix)]
 mod width;
 
