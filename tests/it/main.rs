@@ -9,6 +9,7 @@
 mod agents;
 mod architecture;
 mod browser;
+mod ccusage;
 mod cli;
 mod conformance;
 mod duckdb;
