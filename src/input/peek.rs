@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -336,11 +336,13 @@ pub(crate) fn fast_paths() -> bool {
 }
 
 /// Finds the top-level `type` and `subtype` in any key order by skipping over the other
-/// members' values (strings are jumped over with `memchr`), without validating them.
+/// members' values (strings are jumped over with `memchr`), without validating them. It
+/// stops at the first key after `type` that is not `subtype`; before a nested value it
+/// first looks for the `type` at the end of the line ([`tail_type`]).
 ///
 /// Gives up (`None`, and the caller parses the line in full) on anything it does not
-/// understand: escapes in a key or in the two values, a repeated key, a value that is not
-/// a string, a line that does not end the object.
+/// understand: escapes in a key or in the two values, a repeated key before it stops, a
+/// value that is not a string, a line that does not end the object.
 fn scan_head(line: &[u8]) -> Option<Head> {
     let mut at = skip_ws(line, 0);
     if line.get(at) != Some(&b'{') {
@@ -363,6 +365,25 @@ fn scan_head(line: &[u8]) -> Option<Head> {
             return None;
         }
         at = skip_ws(line, at + 1);
+        if type_name.is_some() && key != b"subtype" && key != b"type" {
+            // The type is known and no subtype follows it: the rest of the line (in a
+            // session log, a message and a tool's whole result after the type) is left
+            // unread, as the usual layout's peek leaves it. The subtype is then looked
+            // for when asked (`Head::subtype`).
+            if line.trim_ascii_end().last() != Some(&b'}') {
+                return None;
+            }
+            return head(type_name?, subtype, true);
+        }
+        if type_name.is_none()
+            && matches!(line.get(at), Some(b'{' | b'['))
+            && let Some((name, sub)) = tail_type(line, at)
+        {
+            // A subtype after the type is known; one before it may be in what was not
+            // read.
+            let sure = sub.is_some() || subtype.is_some();
+            return head(name, sub.or(subtype), !sure);
+        }
         let slot = match key {
             b"type" => Some(&mut type_name),
             b"subtype" => Some(&mut subtype),
@@ -389,17 +410,78 @@ fn scan_head(line: &[u8]) -> Option<Head> {
     if skip_ws(line, at + 1) != line.len() {
         return None;
     }
-    let (name, type_name) = type_name_of(type_name?)?;
+    head(type_name?, subtype, false)
+}
+
+/// The head of a type and a subtype as found in the line; `unsure`: the subtype may be in
+/// a part of the line not read.
+fn head(type_name: &[u8], subtype: Option<&[u8]>, unsure: bool) -> Option<Head> {
+    let (name, type_name) = type_name_of(type_name)?;
     let subtype = match subtype {
-        Some(s) => Some(known(s, SUBTYPE_NAMES)?),
-        None => None,
+        Some(s) => Subtype::Known(Some(known(s, SUBTYPE_NAMES)?)),
+        None if unsure => Subtype::NotPeeked,
+        None => Subtype::Known(None),
     };
     Some(Head {
         name,
         type_name,
-        subtype: Subtype::Known(subtype),
+        subtype,
         start: 0,
     })
+}
+
+/// How far from the end of a line [`tail_type`] looks for the `type`.
+const TAIL: usize = 1024;
+
+/// The top-level `type` among the last members of the line, after `from`, and a
+/// `subtype` after it, without reading what comes before them: Claude Code's session log
+/// writes a message's `type` after the message, and `attachment`'s after the attachment.
+///
+/// `,"type":"` can only be a key: in a string its quotes would be escaped. It is the
+/// top-level one when the members after it run to the object's closing brace at the end
+/// of the line; a nested one's members end at its own brace, before the line's last. An
+/// escape in a key or in the two values, anything else unexpected: `None`, and the scan
+/// goes on from the front. A `type` repeated before it is not seen, as the usual layout's
+/// peek sees none after its own: a line whose type is checked is parsed whole (see
+/// [`peek`]).
+fn tail_type(line: &[u8], from: usize) -> Option<(&[u8], Option<&[u8]>)> {
+    let end = line.trim_ascii_end().len();
+    if line.get(end.checked_sub(1)?) != Some(&b'}') {
+        return None;
+    }
+    let window = end.saturating_sub(TAIL).max(from);
+    static TYPE_KEY: LazyLock<memchr::memmem::FinderRev<'static>> =
+        LazyLock::new(|| memchr::memmem::FinderRev::new(b",\"type\":\""));
+    let key = window + TYPE_KEY.rfind(&line[window..end])?;
+    let (type_name, escaped, mut at) = string_at(line, key + 8)?;
+    if escaped {
+        return None;
+    }
+    let mut subtype = None;
+    loop {
+        at = skip_ws(line, at);
+        match line.get(at)? {
+            b'}' if at + 1 == end => return Some((type_name, subtype)),
+            b',' => at = skip_ws(line, at + 1),
+            _ => return None,
+        }
+        let (key, escaped, after) = string_at(line, at)?;
+        at = skip_ws(line, after);
+        if escaped || key == b"type" || line.get(at) != Some(&b':') {
+            return None;
+        }
+        at = skip_ws(line, at + 1);
+        if key == b"subtype" {
+            let (value, escaped, after) = string_at(line, at)?;
+            if escaped || subtype.is_some() {
+                return None;
+            }
+            subtype = Some(value);
+            at = after;
+        } else {
+            at = skip_value(line, at)?;
+        }
+    }
 }
 
 /// Matches `{"type":"<plain>"` and an optional `,"subtype":"<plain>"` right after it.
@@ -596,7 +678,7 @@ mod tests {
         let line = br#"{"call_id":"c","tool_call":{"type":"nested","x":[{"subtype":"no"},"\"}"]},"subtype":"completed","type":"tool_call"}"#;
         let h = scan_head(line).unwrap();
         assert_eq!(h.name, NameId::TOOL_CALL);
-        assert_eq!(h.subtype, Subtype::Known(Some("completed".into())));
+        assert_eq!(h.subtype(line).as_deref(), Some("completed"));
         let h = scan_head(br#" { "n" : 1.5e3 , "t" : true, "type" : "user" } "#).unwrap();
         assert_eq!((h.name, h.subtype), (NameId::USER, Subtype::Known(None)));
         for line in [
@@ -610,6 +692,59 @@ mod tests {
         ] {
             assert!(
                 scan_head(line).is_none(),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+
+    #[test]
+    fn the_type_after_a_message_is_found_at_the_end_of_the_line() {
+        // Claude Code's session log: the message, holding nested types, then the type.
+        let line = br#"{"parentUuid":"p","isSidechain":false,"message":{"content":[{"type":"text","text":"a,\"type\":\"x\""},{"type":"tool_use","input":{"k":1,"type":"inner"}}],"usage":{}},"requestId":"r","type":"assistant","uuid":"u","timestamp":"t"}"#;
+        let h = scan_head(line).unwrap();
+        assert_eq!(h.name, NameId::ASSISTANT);
+        assert_eq!(h.subtype, Subtype::NotPeeked);
+        assert_eq!(h.subtype(line), None);
+        let (name, sub) = tail_type(line, 40).unwrap();
+        assert_eq!((name, sub), (&b"assistant"[..], None));
+        // A subtype after it is seen; one before it is read when asked.
+        let line = br#"{"m":{"type":"x"},"type":"system","subtype":"init","n":[1]}"#;
+        let h = scan_head(line).unwrap();
+        assert_eq!(h.subtype, Subtype::Known(Some("init".into())));
+        let line = br#"{"subtype":"init","m":{"type":"x"},"type":"system"}"#;
+        assert_eq!(
+            scan_head(line).unwrap().subtype,
+            Subtype::Known(Some("init".into()))
+        );
+        let line = br#"{"m":{"type":"x"},"subtype":"init","type":"system"}"#;
+        assert_eq!(
+            scan_head(line).unwrap().subtype(line).as_deref(),
+            Some("init")
+        );
+        // A nested type last is not the top-level one: its members end before the line.
+        for line in [
+            &br#"{"m":{"a":1,"type":"inner"}}"#[..],
+            br#"{"m":[{"a":1,"type":"inner"}]}"#,
+            br#"{"m":{"a":1,"type":"inner","b":{"c":2}}}"#,
+        ] {
+            assert_eq!(
+                tail_type(line, 5),
+                None,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+            assert!(scan_head(line).is_none());
+        }
+        // Nothing unexpected after it: an escape, a line cut short.
+        for line in [
+            &br#"{"m":{},"type":"a\u0062"}"#[..],
+            br#"{"m":{},"type":"a","\u0074":1}"#,
+            br#"{"m":{},"type":"a","u":"#,
+        ] {
+            assert_eq!(
+                tail_type(line, 5),
+                None,
                 "{}",
                 String::from_utf8_lossy(line)
             );
