@@ -27,8 +27,8 @@ use std::sync::atomic::AtomicBool;
 use crate::agent::event::{Agent, Wants};
 use crate::agent::{AnyDialect, Dialect, Format, RawLine, Sink, detect};
 use crate::exit::ExitStatus;
-use crate::input::line_buffer::{Line, LineTooLong};
-use crate::input::peek::{BadLine, Head, NameId, Peeked, TypeSet};
+use crate::input::line_buffer::{Line, LineReader, LineTooLong};
+use crate::input::peek::{BadLine, Head, NameId, Peeked, TypeSet, peek};
 use crate::input::reader::{Batch, LineInfo, Next, ReadThread, Setup};
 use crate::runs::Runs;
 
@@ -53,6 +53,11 @@ pub(crate) struct Dispatcher<D> {
     /// The event types checked whole (see [`checked_types`]).
     checked: TypeSet,
     boundaries: detect::Boundaries,
+    /// Read on this thread, not on a reading thread of the input's own (see
+    /// [`Dispatcher::inline`]).
+    inline: bool,
+    /// The last input's buffer, for the next one when reading inline.
+    spare: Vec<u8>,
 }
 
 /// The current input's dialect, or the lines held until the agent is known.
@@ -90,7 +95,26 @@ impl<D: Driven> Dispatcher<D> {
             buffer_size: crate::input::line_buffer::DEFAULT_CAPACITY,
             forced: None,
             boundaries: detect::Boundaries::default(),
+            inline: false,
+            spare: Vec::new(),
         }
+    }
+
+    /// Reads each input on the calling thread, starting in `buffer` (one a reading of
+    /// another input left, see [`Dispatcher::take_buffer`]). For the workers of
+    /// `crate::parallel`, one per core already: a reading thread per input would add a
+    /// thread, fresh buffers and two hand-overs per buffer to each of thousands of small
+    /// session logs, and the two threads of each worker would take turns on its core.
+    /// Only for regular files: nothing is flushed while waiting for a read.
+    pub(crate) fn inline(mut self, buffer: Vec<u8>) -> Self {
+        self.inline = true;
+        self.spare = buffer;
+        self
+    }
+
+    /// The buffer the inline reading left, for the next input's dispatcher.
+    pub(crate) fn take_buffer(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.spare)
     }
 
     /// Reads every input as `agent`'s stream (`--agent`): no detection, no switch to
@@ -152,6 +176,9 @@ impl<D: Driven> Dispatcher<D> {
         rdr: R,
         first_line: (u64, u64),
     ) -> anyhow::Result<()> {
+        if self.inline {
+            return self.read_inline(name, rdr, first_line);
+        }
         let setup = Setup {
             first_line,
             ..Setup::new(self.buffer_size, self.max_line, self.checked)
@@ -176,6 +203,42 @@ impl<D: Driven> Dispatcher<D> {
             reader.recycle(batch);
         }
         Ok(())
+    }
+
+    /// Reads, splits and peeks on this thread (see [`Dispatcher::inline`]), in the
+    /// buffer the last input left.
+    fn read_inline<R: Read>(
+        &mut self,
+        name: &str,
+        rdr: R,
+        (number, offset): (u64, u64),
+    ) -> anyhow::Result<()> {
+        let buffer = std::mem::take(&mut self.spare);
+        let mut lines = LineReader::with_buffer(rdr, self.buffer_size, buffer)
+            .max_line(self.max_line)
+            .starting_at(number, offset);
+        let result = loop {
+            match lines.fill() {
+                Ok(true) => {}
+                Ok(false) => break Ok(()),
+                Err(e) => break Err(self.engine.handler.read_error(name, e)),
+            }
+            let mut step = Ok(());
+            while let Some(line) = lines.next_line() {
+                let peeked = peek(line.bytes, self.checked);
+                step = self
+                    .line(&line, &peeked)
+                    .and_then(|()| self.engine.handler.line_done());
+                if step.is_err() {
+                    break;
+                }
+            }
+            if step.is_err() {
+                break step;
+            }
+        };
+        self.spare = lines.into_buffer().unwrap_or_default();
+        result
     }
 
     /// Some of a batch's lines, read on another thread (see `crate::parallel::split`).

@@ -96,9 +96,19 @@ impl<R: Read> LineReader<R> {
     }
 
     pub fn with_capacity(rdr: R, capacity: usize) -> Self {
+        Self::with_buffer(rdr, capacity, Vec::new())
+    }
+
+    /// Reads into `buf`, a buffer another reader gave back ([`LineReader::into_buffer`]):
+    /// a worker that reads many inputs one after another allocates (and the kernel zeroes)
+    /// none of its pages again.
+    pub(crate) fn with_buffer(rdr: R, capacity: usize, mut buf: Vec<u8>) -> Self {
+        if buf.len() < capacity.max(1) {
+            buf.resize(capacity.max(1), 0);
+        }
         LineReader {
             rdr,
-            buf: vec![0; capacity.max(1)],
+            buf,
             capacity: capacity.max(1),
             pos: 0,
             end: 0,
@@ -232,6 +242,12 @@ impl<R: Read> LineReader<R> {
         self.pos = 0;
         self.end = tail;
         old
+    }
+
+    /// The buffer, for the next reader ([`LineReader::with_buffer`]); `None` when it grew
+    /// for a long line, so that it is not kept at that size.
+    pub(crate) fn into_buffer(self) -> Option<Vec<u8>> {
+        (self.buf.len() <= 2 * self.capacity).then_some(self.buf)
     }
 
     /// The least free space given to a read: a quarter of the starting size, so that

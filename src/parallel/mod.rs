@@ -205,11 +205,14 @@ fn drive_files<V: View>(
         for _ in 0..jobs {
             let ticket = ticket.clone();
             s.spawn(move || {
+                // One read buffer for all the worker's inputs.
+                let mut buffer = Vec::new();
                 // Ends when the main thread stopped, or every input is taken.
                 while ticket.send(()).is_ok()
                     && let Some((k, job)) = take()
                 {
-                    let done = read_one(job.view, &config.inputs[k], config, mode, job.pieces);
+                    let input = &config.inputs[k];
+                    let done = read_one(job.view, input, config, mode, job.pieces, &mut buffer);
                     if job.done.send(done).is_err() {
                         break; // the main thread stopped (an error, a closed stdout)
                     }
@@ -390,6 +393,7 @@ fn read_one<V: View>(
     config: &Config,
     mode: OutputMode,
     to: PiecesTo,
+    buffer: &mut Vec<u8>,
 ) -> Done<V> {
     let name = input.name();
     let opened = crate::stores::open::open(input).map(|opened| match opened {
@@ -424,9 +428,11 @@ fn read_one<V: View>(
     let ctx = worker_ctx(to, config, mode);
     let mut dispatcher = Dispatcher::new(ViewHandler::new(view, ctx), config.max_line)
         .agent(config.agent)
-        .buffer_size(WORKER_BUFFER);
+        .buffer_size(WORKER_BUFFER)
+        .inline(std::mem::take(buffer));
     dispatcher.begin(&name);
     let result = dispatcher.resume(&name, rdr, input.first_line());
+    *buffer = dispatcher.take_buffer();
     let (handler, runs) = dispatcher.into_parts();
     let ViewHandler { view, ctx } = handler;
     // Dropping the output flushes what it holds, as the sequential reading's output is
