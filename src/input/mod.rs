@@ -24,10 +24,13 @@ pub(crate) enum Input {
         pick: Pick,
     },
     /// A file read from a line on (its number, and its offset in bytes): a resumed
-    /// session's log without the copy of the session it resumed, read apart.
+    /// session's log without the copy of the session it resumed (`copy_of`), read apart.
+    /// Where the copy ends is found when the file is opened (`stores::open`), by the
+    /// thread that reads it.
     Rest {
         path: PathBuf,
-        first_line: (u64, u64),
+        copy_of: PathBuf,
+        first_line: std::sync::OnceLock<(u64, u64)>,
     },
 }
 
@@ -54,10 +57,11 @@ impl Input {
         }
     }
 
-    /// The number and offset of the first line read: `(1, 0)` but for [`Input::Rest`].
+    /// The number and offset of the first line read: `(1, 0)` but for [`Input::Rest`]
+    /// once opened.
     pub(crate) fn first_line(&self) -> (u64, u64) {
         match self {
-            Input::Rest { first_line, .. } => *first_line,
+            Input::Rest { first_line, .. } => first_line.get().copied().unwrap_or((1, 0)),
             _ => (1, 0),
         }
     }

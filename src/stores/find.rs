@@ -224,18 +224,13 @@ fn claude() -> Vec<Found> {
 /// ([`Input::Rest`]). Copies are told by their first message's `uuid`, the same as the
 /// old log's; only such logs are read further.
 fn without_copies(logs: &mut [Found]) {
+    let firsts = on_all_cores(logs, |f| match &f.input {
+        Input::Path(path) => first_uuid(path),
+        _ => None,
+    });
     let mut by_first: std::collections::HashMap<String, Vec<usize>> = Default::default();
-    for (i, f) in logs.iter().enumerate() {
-        let Input::Path(path) = &f.input else {
-            continue;
-        };
-        let Ok(head) = crate::stores::open::head(path, 256 << 10) else {
-            continue;
-        };
-        if let Some(uuid) = head
-            .split(|&b| b == b'\n')
-            .find_map(|line| uuid_of(line).map(str::to_string))
-        {
+    for (i, uuid) in firsts.into_iter().enumerate() {
+        if let Some(uuid) = uuid {
             by_first.entry(uuid).or_default().push(i);
         }
     }
@@ -245,19 +240,59 @@ fn without_copies(logs: &mut [Found]) {
             _ => 0,
         };
         group.sort_by_key(size);
-        for pair in group.windows(2) {
-            let (Input::Path(old), Input::Path(new)) = (&logs[pair[0]].input, &logs[pair[1]].input)
-            else {
-                continue;
-            };
-            if let Some(first_line) = after_copy(old, new) {
+        // Each copy goes on from the one before it (a session resumed twice holds both).
+        let paths: Vec<Option<PathBuf>> = group
+            .iter()
+            .map(|i| input_path(&logs[*i].input).map(Path::to_path_buf))
+            .collect();
+        for (k, pair) in group.windows(2).enumerate() {
+            if let (Some(old), Some(new)) = (&paths[k], &paths[k + 1]) {
                 logs[pair[1]].input = Input::Rest {
                     path: new.clone(),
-                    first_line,
+                    copy_of: old.clone(),
+                    first_line: std::sync::OnceLock::new(),
                 };
             }
         }
     }
+}
+
+/// `f` of each item, in order, the items shared among a thread per core: looking into
+/// hundreds of logs before the reading starts is time no reader works.
+fn on_all_cores<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 2 || items.len() < 2 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(cores);
+    let f = &f;
+    std::thread::scope(|s| {
+        let parts: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|part| part.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}
+
+/// The `uuid` of a log's first line that has one, within its first 256 KiB; read a line
+/// at a time, as it is most often on the first few (every log is looked at).
+fn first_uuid(path: &Path) -> Option<String> {
+    use std::io::{BufRead, Read};
+    let mut rdr = std::io::BufReader::new(fs::File::open(path).ok()?.take(256 << 10));
+    let mut line = Vec::new();
+    while rdr.read_until(b'\n', &mut line).ok()? > 0 {
+        if line.ends_with(b"\n")
+            && let Some(uuid) = uuid_of(line.trim_ascii_end())
+        {
+            return Some(uuid.to_string());
+        }
+        line.clear();
+    }
+    None
 }
 
 /// A log line's own `uuid` (a top-level key).
@@ -269,7 +304,7 @@ fn uuid_of(line: &[u8]) -> Option<&str> {
 
 /// Where `new` goes on from its copy of `old`: the number and offset of its first line
 /// with a `uuid` that `old` does not have (`None`: no copy, or nothing after it).
-fn after_copy(old: &Path, new: &Path) -> Option<(u64, u64)> {
+pub(super) fn after_copy(old: &Path, new: &Path) -> Option<(u64, u64)> {
     use std::io::BufRead;
     let mut seen = std::collections::HashSet::new();
     let mut line = Vec::new();

@@ -100,10 +100,13 @@ pub(crate) fn open(input: &Input) -> io::Result<Opened> {
         Input::Database { path, pick } => database(path, pick),
         Input::Rest {
             path,
-            first_line: (_, offset),
+            copy_of,
+            first_line,
         } => {
+            let (_, offset) = *first_line
+                .get_or_init(|| super::find::after_copy(copy_of, path).unwrap_or((1, 0)));
             let mut file = open_path(path)?;
-            io::Seek::seek(&mut file, io::SeekFrom::Start(*offset))?;
+            io::Seek::seek(&mut file, io::SeekFrom::Start(offset))?;
             Ok(Opened::Made(match subagents_of(path) {
                 Some(dir) => Box::new(WithSubagents::new(file, dir)),
                 None => Box::new(file),
@@ -176,12 +179,17 @@ fn subagents_of(path: &Path) -> Option<PathBuf> {
 /// A Claude Code session log with its sub-agents' logs read in: after the line whose
 /// tool result names a sub-agent (`toolUseResult.agentId`), the lines of
 /// `subagents/agent-<id>.jsonl` — where the stream would have had the sub-agent's events,
-/// so that its calls belong to the call that started it (the dialect reads them so). A
-/// line at a time: memory holds the longest line.
+/// so that its calls belong to the call that started it (the dialect reads them so).
+///
+/// The main log passes through in blocks, as read: only a line with `"agentId"` in it
+/// (rare, and a must for naming one) is taken whole to be looked at, as are the
+/// sub-agent's lines and a line longer than the buffer. Memory holds the buffer and the
+/// longest such line.
 struct WithSubagents {
     main: io::BufReader<File>,
     dir: PathBuf,
     sub: Option<io::BufReader<File>>,
+    /// A line taken whole, and how much of it is passed on.
     line: Vec<u8>,
     at: usize,
 }
@@ -197,26 +205,34 @@ impl WithSubagents {
         }
     }
 
-    /// The next line into `self.line`: the sub-agent's being read in, else the main
-    /// log's. `false` at the end of both.
-    fn next_line(&mut self) -> io::Result<bool> {
+    /// The sub-agent's next line into `self.line`; `false` at its end.
+    fn sub_line(&mut self) -> io::Result<bool> {
+        use io::BufRead;
+        let Some(sub) = &mut self.sub else {
+            return Ok(false);
+        };
+        self.line.clear();
+        self.at = 0;
+        if sub.read_until(b'\n', &mut self.line)? > 0 {
+            if !self.line.ends_with(b"\n") {
+                self.line.push(b'\n');
+            }
+            return Ok(true);
+        }
+        self.sub = None;
+        Ok(false)
+    }
+
+    /// The main log's next line into `self.line`, and the sub-agent it names opened.
+    /// `false` at the end of the log.
+    fn main_line(&mut self) -> io::Result<bool> {
         use io::BufRead;
         self.line.clear();
         self.at = 0;
-        if let Some(sub) = &mut self.sub {
-            if sub.read_until(b'\n', &mut self.line)? > 0 {
-                if !self.line.ends_with(b"\n") {
-                    self.line.push(b'\n');
-                }
-                return Ok(true);
-            }
-            self.sub = None;
-        }
         if self.main.read_until(b'\n', &mut self.line)? == 0 {
             return Ok(false);
         }
-        if memchr::memmem::find(&self.line, b"\"toolUseResult\"").is_some()
-            && let Some(agent) = crate::agent::claude::subagent_of(&self.line)
+        if let Some(agent) = crate::agent::claude::subagent_of(&self.line)
             && agent
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
@@ -235,15 +251,36 @@ impl WithSubagents {
 
 impl Read for WithSubagents {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.at == self.line.len() {
-            if !self.next_line()? {
+        use io::BufRead;
+        loop {
+            if self.at < self.line.len() {
+                let n = buf.len().min(self.line.len() - self.at);
+                buf[..n].copy_from_slice(&self.line[self.at..self.at + n]);
+                self.at += n;
+                return Ok(n);
+            }
+            if self.sub_line()? {
+                continue;
+            }
+            let data = self.main.fill_buf()?;
+            if data.is_empty() {
+                return Ok(0);
+            }
+            // Whole lines only: a line cut by the buffer's end is taken whole below.
+            let whole = memchr::memrchr(b'\n', data).map_or(0, |i| i + 1);
+            let naming = memchr::memmem::find(&data[..whole], b"\"agentId\"");
+            let line_start =
+                naming.map(|at| memchr::memrchr(b'\n', &data[..at]).map_or(0, |i| i + 1));
+            let pass = line_start.unwrap_or(whole).min(buf.len());
+            if pass > 0 {
+                buf[..pass].copy_from_slice(&data[..pass]);
+                self.main.consume(pass);
+                return Ok(pass);
+            }
+            if !self.main_line()? {
                 return Ok(0);
             }
         }
-        let n = buf.len().min(self.line.len() - self.at);
-        buf[..n].copy_from_slice(&self.line[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
     }
 }
 
