@@ -621,6 +621,19 @@ pub(super) fn each_block<'a>(
     let Some(content) = content else {
         return Ok(());
     };
+    // The fast reader (see `input::json::with_de`) reads them all first: if it gives up,
+    // `f` has seen none, and serde_json reads them as it goes.
+    if fast_paths() {
+        let mut blocks = Vec::new();
+        let mut de = crate::input::fast_de::FastDe::new(content.get());
+        let fast = EachElement::new(|block| blocks.push(block))
+            .deserialize(&mut de)
+            .and_then(|()| de.end());
+        if fast.is_ok() {
+            blocks.into_iter().for_each(f);
+            return Ok(());
+        }
+    }
     let mut de = serde_json::Deserializer::from_str(content.get());
     EachElement::new(f).deserialize(&mut de)
 }

@@ -26,7 +26,7 @@ use crate::exit::ExitStatus;
 use crate::out::diag::Unreadable;
 use crate::runs::Runs;
 use crate::view::{Ctx, View};
-use prices::Prices;
+use prices::{Price, Prices};
 
 /// What a row is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -389,6 +389,9 @@ impl UsageView {
         let mut seen = HashSet::new();
         let mut rows: BTreeMap<(Key, &'static str, Option<Arc<str>>), Row> = BTreeMap::new();
         let mut unpriced: BTreeMap<(String, &'static str), ()> = BTreeMap::new();
+        // Each model looked up once: a name found by no exact match is compared with
+        // every name in the table.
+        let mut prices: HashMap<Option<Arc<str>>, Option<Price>> = HashMap::new();
         let mut total = Sums::default();
         let mut priced = false;
         let records = std::mem::take(&mut self.records);
@@ -405,7 +408,13 @@ impl UsageView {
             {
                 continue;
             }
-            let cost = self.cost(r, &mut unpriced);
+            let price = prices.entry(r.model.clone()).or_insert_with(|| {
+                r.model
+                    .as_deref()
+                    .and_then(|m| self.opts.prices.find(m))
+                    .cloned()
+            });
+            let cost = Self::cost(self.opts.cost, price.as_ref(), r, &mut unpriced);
             priced |= cost.is_some();
             let key = self.key(r);
             let row = rows
@@ -437,17 +446,22 @@ impl UsageView {
         }
     }
 
-    fn cost(&self, r: &Rec, unpriced: &mut BTreeMap<(String, &'static str), ()>) -> Option<f64> {
+    /// The record's cost by `mode`, with the price of its model (`None`: not in the table).
+    fn cost(
+        mode: CostMode,
+        price: Option<&Price>,
+        r: &Rec,
+        unpriced: &mut BTreeMap<(String, &'static str), ()>,
+    ) -> Option<f64> {
         let reported = r.usage.cost_usd.filter(|c| *c > 0.0);
         let mut calculate = || {
-            let price = r.model.as_deref().and_then(|m| self.opts.prices.find(m));
             if price.is_none() {
-                let model = r.model.as_deref().unwrap_or("(unnamed)").to_string();
-                unpriced.insert((model, r.agent.name()), ());
+                let model = r.model.as_deref().unwrap_or("(unnamed)");
+                unpriced.entry((model.to_string(), r.agent.name())).or_insert(());
             }
             price.map(|p| p.cost(&r.usage))
         };
-        match self.opts.cost {
+        match mode {
             CostMode::Reported => r.usage.cost_usd,
             CostMode::Calculate => calculate(),
             CostMode::Auto => reported.or_else(calculate),
