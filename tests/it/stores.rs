@@ -849,3 +849,74 @@ fn a_gemini_chat_document_of_before_0_39_reads_as_its_log() {
         assert_eq!(strip(&from_doc.stdout), strip(&from_log.stdout), "{view:?}");
     }
 }
+
+/// A Claude session resumed twice: the second log copies the first, the third the second
+/// (each under its own session id, the lines' uuids kept). Each prompt is one run, of the
+/// session it was typed in, and each answer's tokens count once.
+#[test]
+fn a_session_resumed_twice_reads_each_prompt_once() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-w");
+    std::fs::create_dir_all(&project).unwrap();
+    let prompt = |session: &str, uuid: &str, words: &str, minute: u32| {
+        format!(
+            r#"{{"parentUuid":null,"isSidechain":false,"type":"user","message":{{"role":"user","content":"{words}"}},"uuid":"{uuid}","timestamp":"2026-11-20T10:{minute:02}:00.000Z","cwd":"/w","sessionId":"{session}","version":"2.1.3"}}"#
+        )
+    };
+    let answer = |session: &str, uuid: &str, msg: &str, minute: u32| {
+        format!(
+            r#"{{"parentUuid":null,"isSidechain":false,"message":{{"id":"{msg}","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{{"type":"text","text":"ok"}}],"stop_reason":"end_turn","usage":{{"input_tokens":100,"output_tokens":10,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}}},"requestId":"r-{msg}","type":"assistant","uuid":"{uuid}","timestamp":"2026-11-20T10:{minute:02}:30.000Z","cwd":"/w","sessionId":"{session}","version":"2.1.3"}}"#
+        )
+    };
+    // Each log: the lines before it under its own session id, then its own prompt.
+    let turns = [
+        ("p1", "u1", "a1", "m1"),
+        ("p2", "u2", "a2", "m2"),
+        ("p3", "u3", "a3", "m3"),
+    ];
+    for (k, session) in ["s-one", "s-two", "s-three"].iter().enumerate() {
+        let mut lines = Vec::new();
+        for (i, (words, pu, au, msg)) in turns[..=k].iter().enumerate() {
+            lines.push(prompt(session, pu, words, i as u32 * 2));
+            lines.push(answer(session, au, msg, i as u32 * 2));
+        }
+        std::fs::write(
+            project.join(format!("{session}.jsonl")),
+            lines.join("\n") + "\n",
+        )
+        .unwrap();
+    }
+    let out = cs_env(
+        &["stats", "--json", "--from", "claude"],
+        &[("HOME", home.path())],
+    );
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let mut runs: Vec<(String, u64)> = json_lines(&out.stdout)
+        .iter()
+        .map(|r| {
+            (
+                r["session_id"].as_str().unwrap().to_string(),
+                r["usage"]["input_tokens"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    runs.sort();
+    assert_eq!(
+        runs,
+        [
+            ("s-one".into(), 100),
+            ("s-three".into(), 100),
+            ("s-two".into(), 100)
+        ],
+        "{}",
+        out.stdout
+    );
+    let out = cs_env(
+        &["usage", "model", "--json", "--from", "claude"],
+        &[("HOME", home.path())],
+    );
+    let rows = json_lines(&out.stdout);
+    assert_eq!(rows.len(), 1, "{}", out.stdout);
+    assert_eq!(rows[0]["input_tokens"], 300);
+    assert_eq!(rows[0]["runs"], 3);
+}
