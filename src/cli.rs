@@ -492,30 +492,36 @@ pub(crate) struct UsageArgs {
     pub input: InputArgs,
 
     /// One JSON object per row (period × agent × model) instead of the table.
-    #[arg(long, conflicts_with = "html")]
+    #[arg(long, conflicts_with = "html", help_heading = "Report")]
     pub json: bool,
 
     /// One self-contained HTML page: a stacked chart over time and the table.
-    #[arg(long)]
+    #[arg(long, help_heading = "Report")]
     pub html: bool,
 
     /// A row per model under each period's row.
-    #[arg(long)]
+    #[arg(long, help_heading = "Report")]
     pub breakdown: bool,
 
     /// The time zone days are cut in (an IANA name, e.g. Europe/Paris, or UTC); by
     /// default the local one.
-    #[arg(long, value_name = "TZ")]
+    #[arg(long, value_name = "TZ", help_heading = "Report")]
     pub timezone: Option<String>,
 
     /// Where costs come from: the agent's own figure where it reports one, else
     /// calculated (auto); always calculated; the agent's own only.
-    #[arg(long, value_enum, default_value_t = CostChoice::Auto, value_name = "WHERE")]
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = CostChoice::Auto,
+        value_name = "WHERE",
+        help_heading = "Report"
+    )]
     pub cost: CostChoice,
 
     /// Prices from FILE, a price list in LiteLLM's format
     /// (model_prices_and_context_window.json), instead of the table built in.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Report")]
     pub prices: Option<PathBuf>,
 }
 
