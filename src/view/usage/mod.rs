@@ -457,7 +457,9 @@ impl UsageView {
         let mut calculate = || {
             if price.is_none() {
                 let model = r.model.as_deref().unwrap_or("(unnamed)");
-                unpriced.entry((model.to_string(), r.agent.name())).or_insert(());
+                unpriced
+                    .entry((model.to_string(), r.agent.name()))
+                    .or_insert(());
             }
             price.map(|p| p.cost(&r.usage))
         };
