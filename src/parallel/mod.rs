@@ -97,9 +97,10 @@ const PIECE: usize = 128 * 1024;
 /// question a run) sends its pieces no more often than this.
 const MARKS: usize = 1024;
 
-/// A worker's read buffers: half the usual 1 MiB, so that two workers' buffers (three
-/// each in circulation, see `input::reader`) keep the peak near the sequential reading's
-/// (the lines split the same whatever the read sizes).
+/// A worker's read buffer: half the usual 1 MiB. A worker reading whole files holds one
+/// (it reads on its own thread, [`Dispatcher::inline`]); one reading a part of a large file
+/// shares the reading thread's, three in circulation (see `split`). Either way the peak
+/// stays near the sequential reading's (the lines split the same whatever the read sizes).
 const WORKER_BUFFER: usize = 512 * 1024;
 
 /// Reads `config`'s inputs with one worker per core when they may be read in parallel

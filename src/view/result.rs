@@ -18,6 +18,12 @@ impl View for ResultView {
         Wants::FINAL
     }
 
+    /// Each run's answer owes nothing to the other runs: many files (a folder of session
+    /// logs) are read by a worker per core.
+    fn fork(&self) -> Option<Self> {
+        Some(ResultView)
+    }
+
     fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         if let Some(text) = end.final_text {
             ctx.out.write_out(text)?;

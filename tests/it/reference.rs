@@ -196,6 +196,8 @@ fn many_files_read_in_parallel_give_the_same_bytes_as_one_after_another() {
     let views: &[&[&str]] = &[
         &["text"],
         &["text", "--thinking", "--separator", "\\n--\\n"],
+        &["result"],
+        &["usage", "run", "--json"],
         &["tools"],
         &["tools", "--json", "--starts"],
         &["tools", "--failed"],
