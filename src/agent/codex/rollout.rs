@@ -38,9 +38,9 @@ use crate::agent::event::{
 };
 use crate::agent::tools;
 use crate::agent::{Class, Dialect, RawLine, Sink};
-use crate::input::json::{MaybeStr, rfc3339_ms};
+use crate::input::json::{MaybeStr, plain_value, rfc3339_ms};
 use crate::input::lenient::{Num, Object, TokenCount};
-use crate::input::peek::{Head, NameId};
+use crate::input::peek::{Head, NameId, fast_paths};
 use crate::out::diag::{Unreadable, unreadable};
 
 #[derive(Default)]
@@ -208,6 +208,12 @@ impl Dialect for Rollout {
         head: &Head,
         sink: &mut S,
     ) -> anyhow::Result<()> {
+        if matches!(head.name, NameId::RESPONSE_ITEM | NameId::EVENT_MSG)
+            && let Some(timestamp) = time_only(line.bytes, sink.wants().has(Wants::TOOLS))
+        {
+            self.seen_at(Some(timestamp), sink);
+            return Ok(());
+        }
         let parsed: Line = match crate::input::json::from_line(line.bytes) {
             Ok(l) => l,
             Err(e) => return sink.unreadable(Unreadable::of(head.name), line.bytes, &e),
@@ -217,12 +223,7 @@ impl Dialect for Rollout {
         };
         let at_ms = parsed.timestamp.as_deref().and_then(rfc3339_ms);
         let second = parsed.timestamp.as_deref().and_then(|t| t.get(..19));
-        if let Replay::Replaying(fork) = &self.replay
-            && second.is_some_and(|s| s > fork.as_str())
-        {
-            self.replay = Replay::Done;
-        }
-        let replaying = matches!(self.replay, Replay::Replaying(_));
+        let replaying = self.replaying_at(second);
         match head.name {
             NameId::SESSION_META | NameId::TURN_CONTEXT => {
                 let meta: Meta = crate::input::json::from_str(payload.get()).unwrap_or_default();
@@ -297,9 +298,7 @@ impl Dialect for Rollout {
                         return sink.unreadable(Unreadable::of(head.name), line.bytes, &e);
                     }
                 };
-                if sink.run_open() && at_ms.is_some() {
-                    self.last_ms = at_ms.max(self.last_ms);
-                }
+                self.seen_at(parsed.timestamp.as_deref(), sink);
                 if head.name == NameId::EVENT_MSG {
                     self.event(p, at_ms, sink)
                 } else {
@@ -332,6 +331,28 @@ impl Dialect for Rollout {
 }
 
 impl Rollout {
+    /// Whether a line of this second is still a fork's replay of its parent: the replay
+    /// ends with the first line after the second the fork was made in.
+    fn replaying_at(&mut self, second: Option<&str>) -> bool {
+        if let Replay::Replaying(fork) = &self.replay
+            && second.is_some_and(|s| s > fork.as_str())
+        {
+            self.replay = Replay::Done;
+        }
+        matches!(self.replay, Replay::Replaying(_))
+    }
+
+    /// A line of the run's own at `timestamp`: its last activity, unless a fork replays.
+    fn seen_at<S: Sink>(&mut self, timestamp: Option<&str>, sink: &S) {
+        if self.replaying_at(timestamp.and_then(|t| t.get(..19))) {
+            return;
+        }
+        let at_ms = timestamp.and_then(rfc3339_ms);
+        if sink.run_open() && at_ms.is_some() {
+            self.last_ms = at_ms.max(self.last_ms);
+        }
+    }
+
     fn event<S: Sink>(
         &mut self,
         p: Payload<'_>,
@@ -537,6 +558,46 @@ impl Rollout {
             _ => Ok(()),
         }
     }
+}
+
+/// The time of a line only whose time a view reads, told from its bytes in the layout
+/// Codex writes, `{"timestamp":"…","ordinal":N,"type":"…","payload":{"type":"…"` (the
+/// ordinal in recent releases, 0.169 among them): a tool's output when the view shows no
+/// tools, and an `item_completed` of anything but the prompt (`UserMessage`), which the
+/// `response_item`s say again. Together most of a rollout's bytes. `None` for any other
+/// line or layout (read by a parse), and on the reference path.
+fn time_only(line: &[u8], tools: bool) -> Option<&str> {
+    if !fast_paths() {
+        return None;
+    }
+    let (time, rest) = plain_value(line.strip_prefix(br#"{"timestamp":""#)?)?;
+    let rest = match rest.strip_prefix(br#","ordinal":"#) {
+        Some(n) => &n[n.iter().take_while(|b| b.is_ascii_digit()).count()..],
+        None => rest,
+    };
+    let time_only =
+        if let Some(kind) = rest.strip_prefix(br#","type":"response_item","payload":{"type":""#) {
+            let outputs: [&[u8]; 3] = [
+                b"function_call_output\"",
+                b"custom_tool_call_output\"",
+                b"local_shell_call_output\"",
+            ];
+            !tools && outputs.iter().any(|k| kind.starts_with(k))
+        } else {
+            let mut rest =
+                rest.strip_prefix(br#","type":"event_msg","payload":{"type":"item_completed""#)?;
+            // `"thread_id":"…","turn_id":"…"`, then the item.
+            loop {
+                if let Some(item) = rest.strip_prefix(br#","item":{"type":""#) {
+                    break !item.starts_with(b"UserMessage\"");
+                }
+                let value = rest.strip_prefix(b",\"")?;
+                let (_key, value) = plain_value(value)?;
+                (_, rest) = plain_value(value.strip_prefix(b":\"")?)?;
+            }
+        };
+    time_only.then_some(())?;
+    std::str::from_utf8(time).ok()
 }
 
 /// The text of a content list's parts of the given types, joined.
