@@ -125,7 +125,7 @@ pub(crate) fn drive<V: View>(
     mode: OutputMode,
     jobs: usize,
 ) -> Result<anyhow::Result<ExitStatus>, V> {
-    let Some(proto) = view.fork() else {
+    let Some(proto) = view.fork_part() else {
         return Err(view);
     };
     let [Input::Path(path)] = config.inputs.as_slice() else {
@@ -206,7 +206,7 @@ fn deal<V: View>(
         let (done_to, done) = sync_channel(1);
         parts.send(Gathered { pieces, done }).ok()?;
         let part = Part {
-            view: proto.fork()?,
+            view: proto.fork_part()?,
             first,
             pieces: pieces_to,
             done: done_to,

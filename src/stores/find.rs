@@ -203,15 +203,24 @@ fn claude_projects() -> Vec<PathBuf> {
 
 fn claude() -> Vec<Found> {
     let mut found = Vec::new();
-    for projects in claude_projects() {
-        for project in subdirs(&projects) {
+    let mut projects = Vec::new();
+    for dir in claude_projects() {
+        for project in subdirs(&dir) {
             let start = found.len();
             for path in files_in(&project, |n| n.ends_with(".jsonl")) {
                 let id = stem(&path, ".jsonl");
                 found.push(session(Agent::Claude, path, id, None));
             }
-            without_copies(&mut found[start..]);
+            projects.push(start..found.len());
         }
+    }
+    // Every log looked into at once (most projects hold a few logs).
+    let firsts = on_all_cores(&found, |f| match &f.input {
+        Input::Path(path) => first_uuid(path),
+        _ => None,
+    });
+    for project in projects {
+        without_copies(&mut found[project.clone()], &firsts[project]);
     }
     found
 }
@@ -222,14 +231,11 @@ fn claude() -> Vec<Found> {
 /// `uuid`s kept, under a new session id. Read together, the copy would be shown and
 /// counted twice: the new log is read from its first line that is not the old one's
 /// ([`Input::Rest`]). Copies are told by their first message's `uuid`, the same as the
-/// old log's; only such logs are read further.
-fn without_copies(logs: &mut [Found]) {
-    let firsts = on_all_cores(logs, |f| match &f.input {
-        Input::Path(path) => first_uuid(path),
-        _ => None,
-    });
-    let mut by_first: std::collections::HashMap<String, Vec<usize>> = Default::default();
-    for (i, uuid) in firsts.into_iter().enumerate() {
+/// old log's ([`first_uuid`], in `firsts`, one for each of the project's `logs`); only
+/// such logs are read further.
+fn without_copies(logs: &mut [Found], firsts: &[Option<String>]) {
+    let mut by_first: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    for (i, uuid) in firsts.iter().enumerate() {
         if let Some(uuid) = uuid {
             by_first.entry(uuid).or_default().push(i);
         }

@@ -246,6 +246,15 @@ pub(crate) trait View: Send {
         None
     }
 
+    /// A copy to read a part of one large file (`crate::parallel`'s `split`): the
+    /// [`View::fork`] copy, unless the view reads one file faster alone.
+    fn fork_part(&self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        self.fork()
+    }
+
     /// Adds what a [`View::fork`] copy gathered, over an input after those `self` has seen.
     fn merge(&mut self, _later: Self)
     where

@@ -205,6 +205,7 @@ fn many_files_read_in_parallel_give_the_same_bytes_as_one_after_another() {
         &["events"],
         &["events", "-v", "--type", "assistant,stream_event"],
         &["events", "--count", "--type", "result"],
+        &["events", "--normalized"],
         &["stats", "--json"],
         &["stats"],
         &["check"],
