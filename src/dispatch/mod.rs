@@ -58,6 +58,8 @@ pub(crate) struct Dispatcher<D> {
     inline: bool,
     /// The last input's buffer, for the next one when reading inline.
     spare: Vec<u8>,
+    /// The last input's reading thread's buffers, for the next one's.
+    read_buffers: Vec<Vec<u8>>,
 }
 
 /// The current input's dialect, or the lines held until the agent is known.
@@ -97,6 +99,7 @@ impl<D: Driven> Dispatcher<D> {
             boundaries: detect::Boundaries::default(),
             inline: false,
             spare: Vec::new(),
+            read_buffers: Vec::new(),
         }
     }
 
@@ -183,7 +186,7 @@ impl<D: Driven> Dispatcher<D> {
             first_line,
             ..Setup::new(self.buffer_size, self.max_line, self.checked)
         };
-        let mut reader = ReadThread::spawn(rdr, setup)?;
+        let mut reader = ReadThread::spawn(rdr, setup, std::mem::take(&mut self.read_buffers))?;
         loop {
             let batch = match reader.poll() {
                 Ok(Next::Batch(batch)) => batch,
@@ -202,6 +205,7 @@ impl<D: Driven> Dispatcher<D> {
             self.lines(&batch, &batch.lines)?;
             reader.recycle(batch);
         }
+        self.read_buffers = reader.into_buffers();
         Ok(())
     }
 

@@ -99,7 +99,16 @@ pub(crate) struct ReadThread {
     /// Joined once the thread has said it is done, so that no thread outlives a whole
     /// input. A thread blocked in a read (the views stopped early) is left to the end of
     /// the process instead: joining it could wait for ever on a silent producer.
-    thread: Option<std::thread::JoinHandle<()>>,
+    thread: Option<std::thread::JoinHandle<Leftover>>,
+    /// What the thread gave back when it was joined: its buffers, for the next input.
+    leftover: Option<Leftover>,
+}
+
+/// A finished reading thread's buffers: its reader's, the free ones, and where the views
+/// give back those they held.
+struct Leftover {
+    buffer: Option<Vec<u8>>,
+    pool: Pool,
 }
 
 /// The next batch, or why there is none.
@@ -111,34 +120,68 @@ pub(crate) enum Next {
 }
 
 impl ReadThread {
-    /// Starts reading `rdr` on its own thread. The thread ends at the end of the input, at
-    /// a read error (passed on), or when the `ReadThread` is dropped and it next sends.
-    pub(crate) fn spawn<R: Read + Send + 'static>(rdr: R, setup: Setup) -> io::Result<ReadThread> {
+    /// Starts reading `rdr` on its own thread, in `reuse`d buffers first (those an earlier
+    /// input's thread gave back, [`ReadThread::into_buffers`]): one input after another,
+    /// thousands of small session logs allocate (and the kernel zeroes) their buffers once.
+    /// The thread ends at the end of the input, at a read error (passed on), or when the
+    /// `ReadThread` is dropped and it next sends.
+    pub(crate) fn spawn<R: Read + Send + 'static>(
+        rdr: R,
+        setup: Setup,
+        mut reuse: Vec<Vec<u8>>,
+    ) -> io::Result<ReadThread> {
         let buffers = setup.buffers.max(2);
         let (batch_tx, batches) = mpsc::sync_channel(buffers);
         let (spares, spare_rx) = mpsc::channel();
+        reuse.truncate(buffers);
         let thread = std::thread::Builder::new()
             .name("cursor-stream reader".into())
             .spawn(move || {
                 let (number, offset) = setup.first_line;
-                let lines = LineReader::with_capacity(rdr, setup.buffer_size)
+                let first = reuse.pop().unwrap_or_default();
+                let lines = LineReader::with_buffer(rdr, setup.buffer_size, first)
                     .max_line(setup.max_line)
                     .starting_at(number, offset);
-                let pool = Pool {
+                let mut pool = Pool {
                     spares: spare_rx,
-                    free: Vec::new(),
-                    allocated: 1,
+                    allocated: 1 + reuse.len(),
+                    free: reuse
+                        .into_iter()
+                        .map(|data| Batch {
+                            data,
+                            start: 0,
+                            lines: Vec::new(),
+                        })
+                        .collect(),
                     lent: 0,
                     buffers,
                     buffer_size: setup.buffer_size,
                 };
-                read_lines(lines, pool, batch_tx, setup.checked)
+                let buffer = read_lines(lines, &mut pool, batch_tx, setup.checked);
+                Leftover { buffer, pool }
             })?;
         Ok(ReadThread {
             batches,
             spares,
             thread: Some(thread),
+            leftover: None,
         })
+    }
+
+    /// The buffers of a reading that ended ([`Next::End`], or `None` from
+    /// [`ReadThread::wait`]) after every batch was given back, for the next input's
+    /// thread; none for a reading stopped early, or that grew them for a long line.
+    pub(crate) fn into_buffers(mut self) -> Vec<Vec<u8>> {
+        let Some(Leftover { buffer, mut pool }) = self.leftover.take() else {
+            return Vec::new();
+        };
+        pool.collect_returned();
+        let small = |b: &Vec<u8>| b.len() <= 2 * pool.buffer_size;
+        buffer
+            .into_iter()
+            .chain(pool.free.drain(..).map(|batch| batch.data))
+            .filter(small)
+            .collect()
     }
 
     /// A batch if one is ready, without blocking.
@@ -167,7 +210,7 @@ impl ReadThread {
     /// The channel is closed: the thread has returned, or is about to.
     fn join(&mut self) {
         if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+            self.leftover = thread.join().ok();
         }
     }
 
@@ -182,21 +225,23 @@ impl ReadThread {
     }
 }
 
+/// Reads the lines into batches for the views; at the end of the input, gives back the
+/// reader's buffer.
 fn read_lines<R: Read>(
     mut reader: LineReader<R>,
-    mut pool: Pool,
+    pool: &mut Pool,
     batches: SyncSender<io::Result<Batch>>,
     checked: TypeSet,
-) {
+) -> Option<Vec<u8>> {
     let buffer_size = pool.buffer_size;
     let mut lines = Vec::new();
     loop {
         match reader.fill() {
             Ok(true) => {}
-            Ok(false) => return,
+            Ok(false) => return reader.into_buffer(),
             Err(e) => {
                 let _ = batches.send(Err(e));
-                return;
+                return None;
             }
         }
         while let Some(line) = reader.next_line() {
@@ -211,7 +256,7 @@ fn read_lines<R: Read>(
         if lines.is_empty() {
             continue;
         }
-        let Some(spare) = pool.take() else { return };
+        let spare = pool.take()?;
         let mut spare_lines = spare.lines;
         spare_lines.clear();
         let batch = Batch {
@@ -221,13 +266,13 @@ fn read_lines<R: Read>(
         };
         let long_line = batch.data.len() > 2 * buffer_size;
         if batches.send(Ok(batch)).is_err() {
-            return;
+            return None;
         }
         pool.lent += 1;
         // A buffer that grew for a long line is not read ahead of: reading the next long
         // line while the views still hold this one would double the memory it takes.
         if long_line && !pool.wait_for_all() {
-            return;
+            return None;
         }
     }
 }
@@ -301,8 +346,16 @@ mod tests {
     use super::*;
     use crate::input::peek::NameId;
 
-    fn all_lines(input: &'static [u8]) -> Vec<(String, Option<NameId>)> {
-        let mut reader = ReadThread::spawn(input, Setup::new(16, None, TypeSet::NONE)).unwrap();
+    type Lines = Vec<(String, Option<NameId>)>;
+
+    fn all_lines(input: &'static [u8]) -> Lines {
+        all_lines_in(input, Vec::new()).0
+    }
+
+    /// The lines of `input` read in `reuse`d buffers, and the buffers left.
+    fn all_lines_in(input: &'static [u8], reuse: Vec<Vec<u8>>) -> (Lines, Vec<Vec<u8>>) {
+        let mut reader =
+            ReadThread::spawn(input, Setup::new(16, None, TypeSet::NONE), reuse).unwrap();
         let mut out = Vec::new();
         while let Some(batch) = reader.wait().unwrap() {
             for info in &batch.lines {
@@ -317,7 +370,37 @@ mod tests {
             }
             reader.recycle(batch);
         }
-        out
+        (out, reader.into_buffers())
+    }
+
+    #[test]
+    fn the_next_input_reads_in_the_buffers_the_last_one_left() {
+        let first = b"{\"type\":\"user\"}\nxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nyy\nzz\n";
+        let (lines, buffers) = all_lines_in(first, Vec::new());
+        assert_eq!(lines.len(), 4);
+        assert!(
+            !buffers.is_empty() && buffers.len() <= BUFFERS,
+            "{}",
+            buffers.len()
+        );
+        // Their old bytes do not show through.
+        let (lines, again) = all_lines_in(b"{\"type\":\"result\"}\nab", buffers);
+        assert_eq!(
+            lines,
+            vec![
+                (r#"{"type":"result"}"#.to_string(), Some(NameId::RESULT)),
+                ("ab".to_string(), None),
+            ]
+        );
+        assert!(!again.is_empty());
+        // A buffer that grew for a long line is let go.
+        let long: &'static [u8] = Box::leak(format!("{}\n", "x".repeat(100)).into_bytes().into());
+        let (_, after_long) = all_lines_in(long, again);
+        assert!(
+            after_long.iter().all(|b| b.len() <= 32),
+            "{:?}",
+            after_long.iter().map(Vec::len).collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -342,7 +425,8 @@ mod tests {
                 Err(io::Error::other("disk on fire"))
             }
         }
-        let mut reader = ReadThread::spawn(Failing, Setup::new(16, None, TypeSet::NONE)).unwrap();
+        let mut reader =
+            ReadThread::spawn(Failing, Setup::new(16, None, TypeSet::NONE), Vec::new()).unwrap();
         let err = reader.wait().err().unwrap();
         assert_eq!(err.to_string(), "disk on fire");
     }

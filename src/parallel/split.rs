@@ -159,7 +159,7 @@ pub(crate) fn drive<V: View>(
         buffers: 2 * jobs + 2,
         ..Setup::new(WORKER_BUFFER, config.max_line, checked_types(&handler))
     };
-    let reader = match ReadThread::spawn(file, setup) {
+    let reader = match ReadThread::spawn(file, setup, Vec::new()) {
         Ok(reader) => reader,
         Err(e) => return Ok(Err(e.into())),
     };

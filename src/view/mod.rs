@@ -255,6 +255,13 @@ pub(crate) trait View: Send {
         self.fork()
     }
 
+    /// Whether the view writes about as many bytes as it reads (`tools --json`, `events
+    /// --normalized`): `crate::parallel` then reads large files one after another, as its
+    /// copies would mostly wait for the output of the file before theirs.
+    fn output_like_input(&self) -> bool {
+        false
+    }
+
     /// Adds what a [`View::fork`] copy gathered, over an input after those `self` has seen.
     fn merge(&mut self, _later: Self)
     where

@@ -292,6 +292,7 @@ fn one_file_read_in_parts_gives_the_same_bytes_as_one_reader() {
         ],
         &["events", "--tool", "shell,edit,Bash,command_execution"],
         &["events", "-v", "--tool", "shell,Bash"],
+        &["events", "--normalized"],
         &["check"],
         &["check", "--json"],
     ];
