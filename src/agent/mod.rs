@@ -181,6 +181,10 @@ pub(crate) trait Dialect {
     /// Forgets what the run being read left (its end was read, or it ends here).
     fn reset(&mut self);
 
+    /// The input the dialect starts to read: its name (a path, or `<stdin>`), for a format
+    /// that keeps a fact in its file's name only (Cursor's transcripts: their session id).
+    fn input_named(&mut self, _name: &str) {}
+
     /// A JSON object without `type`: whether the dialect read it (else it is a bad line).
     fn untyped<S: Sink>(&mut self, _line: &RawLine<'_>, _sink: &mut S) -> anyhow::Result<bool> {
         Ok(false)
@@ -399,6 +403,10 @@ impl Dialect for AnyDialect {
 
     fn reset(&mut self) {
         each!(self, d => d.reset())
+    }
+
+    fn input_named(&mut self, name: &str) {
+        each!(self, d => d.input_named(name))
     }
 
     fn untyped<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> anyhow::Result<bool> {

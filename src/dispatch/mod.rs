@@ -60,6 +60,8 @@ pub(crate) struct Dispatcher<D> {
     spare: Vec<u8>,
     /// The last input's reading thread's buffers, for the next one's.
     read_buffers: Vec<Vec<u8>>,
+    /// The current input's name, for its dialect ([`Dialect::input_named`]).
+    input_name: String,
 }
 
 /// The current input's dialect, or the lines held until the agent is known.
@@ -100,6 +102,7 @@ impl<D: Driven> Dispatcher<D> {
             inline: false,
             spare: Vec::new(),
             read_buffers: Vec::new(),
+            input_name: String::new(),
         }
     }
 
@@ -273,10 +276,13 @@ impl<D: Driven> Dispatcher<D> {
     /// An input starts: its lines come through [`Dispatcher::push`], then [`Dispatcher::end`].
     pub(crate) fn begin(&mut self, name: &str) {
         self.engine.handler.input(name);
+        self.input_name.clear();
+        self.input_name.push_str(name);
         self.boundaries = detect::Boundaries::default();
         self.slot = match self.forced {
             Some(agent) => {
-                let dialect = AnyDialect::forced(Format::stream(agent));
+                let mut dialect = AnyDialect::forced(Format::stream(agent));
+                dialect.input_named(name);
                 let interest = dialect.interest(self.engine.wants);
                 Slot::Ready { dialect, interest }
             }
@@ -375,6 +381,7 @@ impl<D: Driven> Dispatcher<D> {
             dialect.finish(&mut self.engine)?;
             if !dialect.start_afresh_as(format) {
                 (*dialect, *interest) = dialect_for(format, self.engine.wants);
+                dialect.input_named(&self.input_name);
             }
         }
         Ok(())
@@ -387,6 +394,9 @@ impl<D: Driven> Dispatcher<D> {
         else {
             return Ok(());
         };
+        if let Slot::Ready { dialect, .. } = &mut self.slot {
+            dialect.input_named(&self.input_name);
+        }
         for h in &held.lines {
             let line = Line {
                 bytes: &held.data[h.bytes.clone()],

@@ -920,3 +920,53 @@ fn a_session_resumed_twice_reads_each_prompt_once() {
     assert_eq!(rows[0]["input_tokens"], 300);
     assert_eq!(rows[0]["runs"], 3);
 }
+
+/// Cursor's transcripts hold no id on any line: the chat's id is the file's name
+/// (`agent-transcripts/<id>/<id>.jsonl`, or `<id>.jsonl` before), so every view gives it as
+/// the session's, and a copy of the file elsewhere says nothing of it. (The lines are
+/// written to the shapes `../shared/spec/stores.md` §2.6b quotes: no real Cursor CLI runs
+/// offline here.)
+#[test]
+fn a_cursor_transcript_takes_its_session_id_from_its_file_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = concat!(
+        r#"{"role":"user","message":{"content":[{"type":"text","text":"<timestamp>Tuesday, Jul 28, 2026, 12:06 PM (UTC+2)</timestamp>\n<user_query>\nlist the workspace\n</user_query>"}]}}"#,
+        "\n",
+        r#"{"role":"assistant","message":{"content":[{"type":"text","text":"Listing it."},{"type":"tool_use","name":"Shell","input":{"command":"ls"}}]}}"#,
+        "\n",
+        r#"{"type":"turn_ended","status":"success"}"#,
+        "\n",
+    );
+    let nested = "5f0e4a1c-8d2b-4c3e-9f10-2a3b4c5d6e7f";
+    let flat = "a1b2c3d4-0000-4000-8000-000000000001";
+    let transcripts = dir
+        .path()
+        .join(".cursor/projects/home-dev-app/agent-transcripts");
+    std::fs::create_dir_all(transcripts.join(nested)).unwrap();
+    let nested_file = transcripts.join(format!("{nested}/{nested}.jsonl"));
+    std::fs::write(&nested_file, lines).unwrap();
+    std::fs::write(transcripts.join(format!("{flat}.jsonl")), lines).unwrap();
+    let elsewhere = dir.path().join("copy.jsonl");
+    std::fs::write(&elsewhere, lines).unwrap();
+
+    let env = [("HOME", dir.path())];
+    let listed = json_lines(&cs_env(&["sessions", "--json", "--from", "cursor"], &env).stdout);
+    let mut ids: Vec<&str> = listed
+        .iter()
+        .map(|s| s["session_id"].as_str().unwrap_or("null"))
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [nested, flat]);
+    let stats = |args: &[&str]| {
+        let out = cs_env(args, &env);
+        assert_eq!(out.status, 0, "{args:?}: {}", out.stderr);
+        json_lines(&out.stdout)
+    };
+    let by_path = stats(&["stats", "--json", nested_file.to_str().unwrap()]);
+    assert_eq!(by_path[0]["session_id"], nested);
+    assert_eq!(by_path[0]["tools"]["total"], 1, "{}", by_path[0]);
+    let by_prefix = stats(&["stats", "--json", &nested[..8]]);
+    assert_eq!(by_prefix[0]["session_id"], nested);
+    let copy = stats(&["stats", "--json", elsewhere.to_str().unwrap()]);
+    assert_eq!(copy[0]["session_id"], Value::Null);
+}

@@ -12,6 +12,7 @@
 //!
 //! | normalized | from |
 //! |---|---|
+//! | session id | the chat's id, from the file's name (`<id>/<id>.jsonl`): no line holds it |
 //! | run start | a `user` line: the prompt is its `<user_query>` (the whole text before Cursor wrapped it); the time, its `<timestamp>` (local time to the minute, with its offset) |
 //! | text | `assistant` lines' text blocks, each line a segment |
 //! | tool calls | `tool_use` blocks, each told once as ended, with status `unknown`: the log has neither ids nor results |
@@ -35,6 +36,22 @@ use crate::out::diag::Unreadable;
 pub(crate) struct Transcript {
     /// The text of the run's last message.
     answer: Vec<u8>,
+    /// The session's id: the chat's, which only the file's name holds.
+    session: Option<String>,
+}
+
+/// The chat id a transcript's path names: `…/agent-transcripts/<id>/<id>.jsonl`, or
+/// `…/agent-transcripts/<id>.jsonl` before; `None` for any other name (a copy elsewhere,
+/// stdin), which says nothing certain.
+fn chat_id(name: &str) -> Option<&str> {
+    let path = std::path::Path::new(name);
+    let id = path
+        .file_name()?
+        .to_str()?
+        .strip_suffix(".jsonl")
+        .filter(|id| !id.is_empty())?;
+    let parent = path.parent()?.file_name()?.to_str()?;
+    (parent == id || parent == "agent-transcripts").then_some(id)
 }
 
 #[derive(Deserialize)]
@@ -125,12 +142,16 @@ impl Dialect for Transcript {
                 sink.start_run(RunInfo {
                     prompt: Some(prompt),
                     started_ms,
+                    session_id: self.session.clone(),
                     ..RunInfo::new(Agent::Cursor)
                 })?;
             }
             Some("assistant") => {
                 if !sink.run_open() {
-                    sink.ensure_run(Agent::Cursor)?;
+                    sink.start_run(RunInfo {
+                        session_id: self.session.clone(),
+                        ..RunInfo::new(Agent::Cursor)
+                    })?;
                 }
                 self.assistant(&blocks, sink)?;
             }
@@ -141,6 +162,10 @@ impl Dialect for Transcript {
 
     fn reset(&mut self) {
         self.answer.clear();
+    }
+
+    fn input_named(&mut self, name: &str) {
+        self.session = chat_id(name).map(str::to_owned);
     }
 
     fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
