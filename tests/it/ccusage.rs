@@ -28,6 +28,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use crate::home::{files_under, in_home};
+
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 const VERSION: &str = "20.0.24";
 const AGENTS: [&str; 5] = ["claude", "codex", "gemini", "qwen", "opencode"];
@@ -79,22 +81,6 @@ fn ccusage() -> Option<PathBuf> {
 /// Input, output, cache read, cache write.
 type Tokens = [u64; 4];
 
-fn clean_env(cmd: &mut Command, home: &Path) {
-    cmd.env("HOME", home).env("TZ", "UTC");
-    for var in [
-        "CLAUDE_CONFIG_DIR",
-        "CODEX_HOME",
-        "GEMINI_CLI_HOME",
-        "QWEN_RUNTIME_DIR",
-        "XDG_DATA_HOME",
-        "XDG_CONFIG_HOME",
-        "CURSOR_CONFIG_DIR",
-        "OPENCODE_DATA_DIR",
-    ] {
-        cmd.env_remove(var);
-    }
-}
-
 /// ccusage's `daily` or `session` rows of one agent, keyed by date or session id, and its
 /// totals.
 fn theirs(
@@ -105,7 +91,7 @@ fn theirs(
 ) -> (BTreeMap<String, Tokens>, Tokens) {
     let mut cmd = Command::new(bin);
     cmd.args([agent, report, "--json", "--offline", "--timezone", "UTC"]);
-    clean_env(&mut cmd, home);
+    in_home(&mut cmd, home);
     let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
@@ -149,7 +135,7 @@ fn theirs(
 fn ours(agent: &str, report: &str, home: &Path) -> BTreeMap<String, Tokens> {
     let mut cmd = Command::new(BIN);
     cmd.args(["usage", report, "--from", agent, "--json"]);
-    clean_env(&mut cmd, home);
+    in_home(&mut cmd, home);
     let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
@@ -191,7 +177,7 @@ fn ours(agent: &str, report: &str, home: &Path) -> BTreeMap<String, Tokens> {
 /// A copy of `home` holding only the records ccusage reads of `agent`.
 fn as_ccusage_reads(home: &Path, agent: &str) -> tempfile::TempDir {
     let copy = tempfile::tempdir().unwrap();
-    for file in walk(home) {
+    for file in files_under(home) {
         let to = copy.path().join(file.strip_prefix(home).unwrap());
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         let name = file.to_string_lossy();
@@ -216,19 +202,6 @@ fn as_ccusage_reads(home: &Path, agent: &str) -> tempfile::TempDir {
         }
     }
     copy
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 fn add(a: &mut Tokens, b: &Tokens) {
@@ -333,7 +306,7 @@ fn claude_sessions(
     // sub-agent's line replays a message of the main line's (same message id).
     let mut calls: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut messages: BTreeMap<(String, bool), BTreeSet<String>> = BTreeMap::new();
-    for file in walk(home) {
+    for file in files_under(home) {
         if file.extension().is_none_or(|e| e != "jsonl") {
             continue;
         }

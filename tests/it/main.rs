@@ -33,6 +33,7 @@ mod width;
 #[allow(dead_code)]
 #[path = "../../examples/generate.rs"]
 mod generate;
+mod home;
 mod prerequisite;
 #[cfg(unix)]
 mod terminal;

@@ -16,6 +16,8 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
+use crate::home::{files_under, in_home};
+
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 
 fn root() -> PathBuf {
@@ -32,23 +34,6 @@ struct Store {
     home: PathBuf,
     /// The session log in it (OpenCode: its database).
     log: PathBuf,
-}
-
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                todo.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 fn stores() -> Vec<Store> {
@@ -109,20 +94,9 @@ fn cs(args: &[&str]) -> Out {
 
 fn cs_env(args: &[&str], env: &[(&str, &Path)]) -> Out {
     let mut cmd = Command::new(BIN);
-    cmd.args(args)
-        .env("TZ", "UTC")
+    in_home(&mut cmd, Path::new("/nonexistent"))
+        .args(args)
         .env("CURSOR_STREAM_JOBS", "2");
-    for var in [
-        "CLAUDE_CONFIG_DIR",
-        "CODEX_HOME",
-        "GEMINI_CLI_HOME",
-        "QWEN_RUNTIME_DIR",
-        "XDG_DATA_HOME",
-        "XDG_CONFIG_HOME",
-        "CURSOR_CONFIG_DIR",
-    ] {
-        cmd.env_remove(var);
-    }
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -700,11 +674,9 @@ fn every_view_reads_the_logs_alike_with_and_without_the_shortcuts() {
             args.extend(["--from", "all"]);
             let run = |env: &[(&str, &str)]| {
                 let mut cmd = Command::new(BIN);
-                cmd.args(&args).env("HOME", dir).env("TZ", "UTC");
-                for var in ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME"] {
-                    cmd.env_remove(var);
-                }
-                cmd.env_remove("CURSOR_STREAM_REFERENCE");
+                in_home(&mut cmd, dir)
+                    .args(&args)
+                    .env_remove("CURSOR_STREAM_REFERENCE");
                 for (k, v) in env {
                     cmd.env(k, v);
                 }

@@ -11,23 +11,15 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use crate::home::{files_under, in_home};
+
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 
 fn cs(args: &[&str], home: &Path) -> (i32, String, String) {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args).env("HOME", home).env("TZ", "UTC");
-    for var in [
-        "CLAUDE_CONFIG_DIR",
-        "CODEX_HOME",
-        "GEMINI_CLI_HOME",
-        "QWEN_RUNTIME_DIR",
-        "XDG_DATA_HOME",
-        "XDG_CONFIG_HOME",
-        "CURSOR_CONFIG_DIR",
-    ] {
-        cmd.env_remove(var);
-    }
-    let out = cmd.output().unwrap();
+    let out = in_home(&mut Command::new(BIN), home)
+        .args(args)
+        .output()
+        .unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -175,7 +167,7 @@ fn the_recorded_stores_total_the_tokens_the_servers_reported() {
                 want[3] += g("cache_write");
             }
             let store = dir.join(format!("{scenario}.store"));
-            let log = walk(&store)
+            let log = files_under(&store)
                 .into_iter()
                 .find(|p| {
                     let n = p.file_name().unwrap().to_str().unwrap();
@@ -190,19 +182,6 @@ fn the_recorded_stores_total_the_tokens_the_servers_reported() {
             assert_eq!(sum(&rows(&out), agent), want, "{agent} {scenario}");
         }
     }
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 /// A log of two model calls, at 23:30 and 00:30 UTC, priced models: cut into days by the
