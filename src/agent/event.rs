@@ -231,17 +231,6 @@ pub struct Billed<'a> {
     pub id: Option<&'a str>,
 }
 
-impl<'a> Billed<'a> {
-    pub(crate) fn new(usage: Usage) -> Billed<'a> {
-        Billed {
-            usage,
-            model: None,
-            at_ms: None,
-            id: None,
-        }
-    }
-}
-
 /// A tool call, as its start (or its end, when no start was seen) describes it.
 #[derive(Debug, Clone)]
 #[non_exhaustive]

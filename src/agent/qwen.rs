@@ -214,7 +214,7 @@ impl Dialect for QwenLog {
                     usage,
                     model: model.as_deref(),
                     at_ms,
-                    ..Billed::new(Usage::default())
+                    id: None,
                 }))?;
             }
         }
@@ -427,7 +427,6 @@ impl QwenLog {
                     model: ev.model.as_deref(),
                     at_ms,
                     id: ev.response_id.as_deref(),
-                    ..Billed::new(Usage::default())
                 }))
             }
             Some("qwen-code.api_error") => {

@@ -33,7 +33,7 @@ use super::wire::{self, MessageUsage};
 use super::{Claude, Dialect};
 use crate::agent::event::{
     Agent, Billed, Event, Notice, NoticeKind, Outcome, RunEnd, RunInfo, ToolCall, ToolEndRaw,
-    ToolKind, Usage, Wants,
+    ToolKind, Wants,
 };
 use crate::agent::{Class, RawLine, Sink};
 use crate::input::json::rfc3339_ms;
@@ -459,7 +459,6 @@ impl Response {
             model: self.model.as_deref().filter(|m| *m != "<synthetic>"),
             at_ms: self.at_ms,
             id: self.id.as_deref(),
-            ..Billed::new(Usage::default())
         }))
     }
 }

@@ -288,7 +288,6 @@ impl Dialect for Rollout {
                     model: self.model.as_deref(),
                     at_ms,
                     id: r.response_id.as_deref(),
-                    ..Billed::new(Usage::default())
                 }))
             }
             NameId::EVENT_MSG | NameId::RESPONSE_ITEM => {
@@ -457,7 +456,7 @@ impl Rollout {
                     usage,
                     model: self.model.as_deref(),
                     at_ms,
-                    ..Billed::new(Usage::default())
+                    id: None,
                 }))?;
             }
         }

@@ -374,7 +374,6 @@ impl Chat {
                     model: msg.model.as_deref(),
                     at_ms,
                     id: msg.id.as_deref(),
-                    ..Billed::new(Usage::default())
                 }))?;
             }
         }

@@ -380,7 +380,6 @@ impl OpenCode {
                     model: self.model.as_deref(),
                     at_ms,
                     id: part.message_id.as_deref(),
-                    ..Billed::new(Usage::default())
                 }))?;
             }
         }
