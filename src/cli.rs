@@ -300,6 +300,29 @@ Examples:
     Man,
 }
 
+impl Command {
+    /// The command's name, as typed (for the usage line of an error found after parsing).
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Command::Text(_) => "text",
+            Command::Result(_) => "result",
+            Command::Json(_) => "json",
+            Command::Tools(_) => "tools",
+            Command::Progress(_) => "progress",
+            Command::Events(_) => "events",
+            Command::Get(_) => "get",
+            Command::Stats(_) => "stats",
+            Command::Sessions(_) => "sessions",
+            Command::Usage(_) => "usage",
+            Command::Transcript(_) => "transcript",
+            Command::Check(_) => "check",
+            Command::Run(_) => "run",
+            Command::Completions { .. } => "completions",
+            Command::Man => "man",
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
     /// The view the agent's stream goes through.

@@ -76,6 +76,7 @@ impl Config {
     /// terminals.
     pub(crate) fn from_cli(mut cli: Cli) -> Action {
         let mut run = None;
+        let _ = COMMAND.set(cli.command.name());
         let (view, input) = match cli.command {
             Command::Completions { shell } => return Action::Completions(shell),
             Command::Man => return Action::Man,
@@ -318,16 +319,22 @@ fn get_bindings(a: &GetArgs) -> Result<Bindings, String> {
     })
 }
 
-/// Exits as clap does on a bad argument: the message, the usage hint, status 2.
+/// The command being configured, for [`usage_error`]'s usage line (set once, before its
+/// arguments are read).
+static COMMAND: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Exits as clap does on a bad argument: the message, the running command's usage line,
+/// status 2.
 fn usage_error(message: impl std::fmt::Display) -> ! {
     use clap::CommandFactory;
     let mut cli = crate::cli::Cli::command();
     cli.build();
-    let get = cli
-        .find_subcommand_mut("get")
-        .unwrap_or_else(|| unreachable!("`get` is a command"));
-    get.error(clap::error::ErrorKind::InvalidValue, message)
-        .exit()
+    let name = COMMAND.get().copied().unwrap_or("get");
+    match cli.find_subcommand_mut(name) {
+        Some(command) => command.error(clap::error::ErrorKind::InvalidValue, message),
+        None => cli.error(clap::error::ErrorKind::InvalidValue, message),
+    }
+    .exit()
 }
 
 /// `usage`'s report, given first among the arguments (`usage monthly …`): taken from

@@ -613,10 +613,11 @@ pub struct Usage {
 impl Usage {
     /// Adds another run's (or step's) usage to this one.
     pub fn add(&mut self, o: &Usage) {
-        self.input += o.input;
-        self.output += o.output;
-        self.cache_read += o.cache_read;
-        self.cache_write += o.cache_write;
+        // Saturating: a hostile log's counts must not wrap the sums around.
+        self.input = self.input.saturating_add(o.input);
+        self.output = self.output.saturating_add(o.output);
+        self.cache_read = self.cache_read.saturating_add(o.cache_read);
+        self.cache_write = self.cache_write.saturating_add(o.cache_write);
         self.reasoning = sum(self.reasoning, o.reasoning);
         self.cache_write_1h = sum(self.cache_write_1h, o.cache_write_1h);
         self.cost_usd = match (self.cost_usd, o.cost_usd) {
@@ -628,7 +629,7 @@ impl Usage {
 
 fn sum(a: Option<u64>, b: Option<u64>) -> Option<u64> {
     match (a, b) {
-        (Some(a), Some(b)) => Some(a + b),
+        (Some(a), Some(b)) => Some(a.saturating_add(b)),
         (a, b) => a.or(b),
     }
 }

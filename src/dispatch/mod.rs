@@ -30,6 +30,7 @@ use crate::exit::ExitStatus;
 use crate::input::line_buffer::{Line, LineReader, LineTooLong};
 use crate::input::peek::{BadLine, Head, NameId, Peeked, TypeSet, peek};
 use crate::input::reader::{Batch, LineInfo, Next, ReadThread, Setup};
+use crate::out::diag::InputFailed;
 use crate::runs::Runs;
 
 mod driven;
@@ -172,8 +173,15 @@ impl<D: Driven> Dispatcher<D> {
         rdr: R,
         first_line: (u64, u64),
     ) -> anyhow::Result<()> {
-        self.read_on(name, rdr, first_line)?;
-        self.end()
+        match self.read_on(name, rdr, first_line) {
+            // What was read of a failed input is ended as an input's end ends it (its
+            // open run has no end); the caller reports it and goes on with the others.
+            Err(e) if e.is::<InputFailed>() => {
+                self.end()?;
+                Err(e)
+            }
+            read => read.and_then(|()| self.end()),
+        }
     }
 
     fn read_on<R: Read + Send + 'static>(

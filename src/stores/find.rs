@@ -309,7 +309,8 @@ fn uuid_of(line: &[u8]) -> Option<&str> {
 }
 
 /// Where `new` goes on from its copy of `old`: the number and offset of its first line
-/// with a `uuid` that `old` does not have (`None`: no copy, or nothing after it).
+/// with a `uuid` that `old` does not have, or its end when it holds nothing else (`None`:
+/// no copy).
 pub(super) fn after_copy(old: &Path, new: &Path) -> Option<(u64, u64)> {
     use std::io::BufRead;
     let mut seen = std::collections::HashSet::new();
@@ -327,7 +328,8 @@ pub(super) fn after_copy(old: &Path, new: &Path) -> Option<(u64, u64)> {
         line.clear();
         let n = rdr.read_until(b'\n', &mut line).ok()?;
         if n == 0 {
-            return None;
+            // Nothing after the copy: none of it is this log's own (read from its end).
+            return copied.then_some((number, offset));
         }
         match uuid_of(line.trim_ascii_end()) {
             Some(uuid) if seen.contains(uuid) => copied = true,
@@ -363,7 +365,14 @@ fn codex() -> Vec<Found> {
             }
             let stem = base.trim_end_matches(".jsonl");
             // rollout-YYYY-MM-DDThh-mm-ss-<uuid>
-            let id = (stem.len() > 36).then(|| stem[stem.len() - 36..].to_string());
+            // By bytes: a stray file's name need not be ASCII (`get` gives `None` where
+            // the cut would fall inside a character).
+            let id = stem
+                .len()
+                .checked_sub(36)
+                .filter(|&at| at > 0)
+                .and_then(|at| stem.get(at..))
+                .map(str::to_string);
             let started = stem
                 .strip_prefix("rollout-")
                 .and_then(|s| s.get(..19))
@@ -490,19 +499,23 @@ fn keep(f: &Found, window: &Window) -> bool {
         Input::Database { .. } => return true,
         Input::Stdin => return false,
     };
-    if window
-        .since_ms
-        .is_some_and(|since| modified_ms(path) < since)
-    {
-        return false;
+    if let Some(since) = window.since_ms {
+        // The file's last change bounds its records' times (nothing in it is later): a
+        // cheap first test. A file changed since is not always active since — a copy, a
+        // restore, a rollout Codex compressed a week after its last record: its last
+        // record's time decides.
+        if modified_ms(path) < since || last_record_ms(path).is_some_and(|t| t < since) {
+            return false;
+        }
     }
     if window
         .until_ms
-        .is_some_and(|until| started(f, path) > until)
+        .is_some_and(|until| started(f, path, until) > until)
     {
         return false;
     }
     match &window.project {
+        Some(dir) if f.agent == Agent::Cursor => cursor_in_project(path, dir),
         Some(dir) => project_of(f.agent, path).is_some_and(|cwd| Path::new(&cwd).starts_with(dir)),
         None => true,
     }
@@ -560,6 +573,36 @@ fn project_of(agent: Agent, path: &Path) -> Option<String> {
     Some(cwd)
 }
 
+/// Whether a Cursor transcript was written in `dir` or below. A transcript holds no
+/// working directory; its project folder's name is the directory's path with `/` and `.`
+/// made `-` (`projects/home-dev-app/agent-transcripts/…`), which is compared with `dir`'s
+/// made so. The name is lossy: `/home/dev/app-2` is taken for a folder below
+/// `/home/dev/app`. A transcript outside any project is only under `/`.
+fn cursor_in_project(path: &Path, dir: &Path) -> bool {
+    let slug = |p: &str| {
+        p.trim_start_matches(['/', '\\'])
+            .replace(['/', '\\', '.', ':'], "-")
+    };
+    let wanted = slug(&dir.to_string_lossy());
+    let project = path
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == "agent-transcripts"))
+        .and_then(Path::parent)
+        .filter(|p| p.file_name().is_some_and(|n| n != "projects"))
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned());
+    match project {
+        Some(project) => {
+            wanted.is_empty()
+                || project == wanted
+                || project
+                    .strip_prefix(&wanted)
+                    .is_some_and(|rest| rest.starts_with('-'))
+        }
+        None => wanted.is_empty(),
+    }
+}
+
 /// A Gemini chat's whole session id, from its first record.
 fn gemini_session_id(path: &Path) -> Option<String> {
     let head = crate::stores::open::head(path, 64 << 10).ok()?;
@@ -580,8 +623,8 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
     };
     let mut dirs: Vec<PathBuf> = entries
         .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .map(|e| e.path())
+        .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
     dirs
@@ -593,25 +636,28 @@ fn files_in(dir: &Path, wanted: impl Fn(&str) -> bool) -> Vec<PathBuf> {
     };
     let mut files: Vec<PathBuf> = entries
         .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .map(|e| e.path())
-        .filter(|p| name_of(p).is_some_and(|n| wanted(&n)))
+        .filter(|p| name_of(p).is_some_and(|n| wanted(&n)) && p.is_file())
         .collect();
     files.sort();
     files
 }
 
-/// Every file under `dir`, at most `depth` folders down.
+/// Every file under `dir`, at most `depth` folders down. Links are followed (a store's
+/// folders and logs are often links to another disk); the depth bounds a loop of them.
 fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
     for e in entries.flatten() {
-        let Ok(kind) = e.file_type() else { continue };
-        if kind.is_dir() && depth > 0 {
-            walk(&e.path(), depth - 1, out);
-        } else if kind.is_file() {
-            out.push(e.path());
+        let path = e.path();
+        let Ok(meta) = fs::metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() && depth > 0 {
+            walk(&path, depth - 1, out);
+        } else if meta.is_file() {
+            out.push(path);
         }
     }
 }
@@ -662,21 +708,48 @@ fn created_ms(path: &Path) -> i64 {
     }
 }
 
-/// When a session started: its name's time where it has one, else its first record's
-/// time (in its first 16 KiB), else the file's.
-fn started(f: &Found, path: &Path) -> i64 {
-    if matches!(f.agent, Agent::Codex | Agent::Gemini) && f.started_ms > 0 {
-        return f.started_ms;
+/// When a session started, for `--until`: Gemini's file name says (in UTC); else its
+/// first record's time (in its first 16 KiB), else the file's.
+///
+/// Codex names a rollout by the local time it started in, in a zone the name does not
+/// give (UTC−12 to UTC+14): the name only bounds the start, and the first record is read
+/// only when the bounds do not decide.
+fn started(f: &Found, path: &Path, until: i64) -> i64 {
+    const HOUR: i64 = 3_600_000;
+    match f.agent {
+        Agent::Gemini if f.started_ms > 0 => return f.started_ms,
+        Agent::Codex if f.started_ms > 0 && f.started_ms + 12 * HOUR <= until => {
+            return f.started_ms + 12 * HOUR;
+        }
+        Agent::Codex if f.started_ms > 0 && f.started_ms - 14 * HOUR > until => {
+            return f.started_ms - 14 * HOUR;
+        }
+        _ => {}
     }
     let first = crate::stores::open::head(path, 16 << 10)
         .ok()
-        .and_then(|head| {
-            let at = memchr::memmem::find(&head, b"\"timestamp\":\"")? + 13;
-            let end = at + head.get(at..)?.iter().position(|&b| b == b'"')?;
-            let text = std::str::from_utf8(&head[at..end]).ok()?;
-            text.parse::<jiff::Timestamp>()
-                .ok()
-                .map(|t| t.as_millisecond())
-        });
+        .and_then(|head| head.split(|&b| b == b'\n').find_map(record_ms));
     first.unwrap_or(f.started_ms)
+}
+
+/// The time of a session log's last record that has one (in its last 64 KiB).
+fn last_record_ms(path: &Path) -> Option<i64> {
+    const LIMIT: u64 = 64 << 10;
+    let tail = crate::stores::open::tail(path, LIMIT).ok()?;
+    // A tail of the whole limit may start inside a line: that one is not looked at.
+    let cut = tail.len() as u64 >= LIMIT;
+    let mut lines = tail.split(|&b| b == b'\n');
+    if cut {
+        lines.next();
+    }
+    lines.rev().find_map(record_ms)
+}
+
+/// A log line's own time: its top-level `timestamp` (Claude, Codex, Gemini, Qwen).
+fn record_ms(line: &[u8]) -> Option<i64> {
+    let value = crate::input::json::top_level_value(line.trim_ascii(), "timestamp")?;
+    let text = std::str::from_utf8(value.strip_prefix(b"\"")?.strip_suffix(b"\"")?).ok()?;
+    text.parse::<jiff::Timestamp>()
+        .ok()
+        .map(|t| t.as_millisecond())
 }

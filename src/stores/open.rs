@@ -181,17 +181,32 @@ fn subagents_of(path: &Path) -> Option<PathBuf> {
 /// `subagents/agent-<id>.jsonl` — where the stream would have had the sub-agent's events,
 /// so that its calls belong to the call that started it (the dialect reads them so).
 ///
+/// A sub-agent named again (a `Task` resumed) goes on from where its log was left; the
+/// logs no line names (a `Task` interrupted, killed, or still running) are read at the
+/// end of the main log: their calls were made, and billed, all the same.
+///
 /// The main log passes through in blocks, as read: only a line with `"agentId"` in it
 /// (rare, and a must for naming one) is taken whole to be looked at, as are the
 /// sub-agent's lines and a line longer than the buffer. Memory holds the buffer and the
 /// longest such line.
+///
+/// The lines are numbered as one input: a sub-agent's line is reported (and `get`'s
+/// `$line` counts) at its place in the main log's reading, under the main log's name.
 struct WithSubagents {
     main: io::BufReader<File>,
     dir: PathBuf,
-    sub: Option<io::BufReader<File>>,
+    /// The sub-agent being read, by its id.
+    sub: Option<(String, io::BufReader<File>)>,
+    /// How far each sub-agent's log was read, by its id.
+    read: std::collections::HashMap<String, u64>,
+    /// The main log ended: the sub-agents' logs no line named are read.
+    unnamed: Option<std::vec::IntoIter<String>>,
     /// A line taken whole, and how much of it is passed on.
     line: Vec<u8>,
     at: usize,
+    /// The main log's last byte passed on was a newline (or none was passed): a sub-agent's
+    /// lines read after a log cut mid-line must not join its last line.
+    at_line_start: bool,
 }
 
 impl WithSubagents {
@@ -200,20 +215,35 @@ impl WithSubagents {
             main: io::BufReader::with_capacity(1 << 20, file),
             dir,
             sub: None,
+            read: Default::default(),
+            unnamed: None,
             line: Vec::new(),
             at: 0,
+            at_line_start: true,
         }
+    }
+
+    /// Opens a sub-agent's log where the last reading of it stopped.
+    fn open_sub(&mut self, agent: &str) {
+        let path = self.dir.join(format!("agent-{agent}.jsonl"));
+        let from = self.read.get(agent).copied().unwrap_or(0);
+        self.sub = File::open(path).ok().and_then(|mut f| {
+            io::Seek::seek(&mut f, io::SeekFrom::Start(from)).ok()?;
+            Some((agent.to_string(), io::BufReader::with_capacity(1 << 16, f)))
+        });
     }
 
     /// The sub-agent's next line into `self.line`; `false` at its end.
     fn sub_line(&mut self) -> io::Result<bool> {
         use io::BufRead;
-        let Some(sub) = &mut self.sub else {
+        let Some((agent, sub)) = &mut self.sub else {
             return Ok(false);
         };
         self.line.clear();
         self.at = 0;
-        if sub.read_until(b'\n', &mut self.line)? > 0 {
+        let n = sub.read_until(b'\n', &mut self.line)?;
+        if n > 0 {
+            *self.read.entry(agent.clone()).or_default() += n as u64;
             if !self.line.ends_with(b"\n") {
                 self.line.push(b'\n');
             }
@@ -233,20 +263,57 @@ impl WithSubagents {
             return Ok(false);
         }
         if let Some(agent) = crate::agent::claude::subagent_of(&self.line)
-            && agent
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            && is_agent_id(&agent)
         {
-            let path = self.dir.join(format!("agent-{agent}.jsonl"));
-            self.sub = File::open(path)
-                .ok()
-                .map(|f| io::BufReader::with_capacity(1 << 16, f));
+            self.open_sub(&agent);
             if self.sub.is_some() && !self.line.ends_with(b"\n") {
                 self.line.push(b'\n');
             }
         }
         Ok(true)
     }
+
+    /// After the main log: the next sub-agent log not read to its end opened; `false`
+    /// when none is left.
+    fn next_unnamed(&mut self) -> bool {
+        let dir = &self.dir;
+        let unnamed = self.unnamed.get_or_insert_with(|| {
+            let mut ids: Vec<String> = std::fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|e| {
+                    let name = e.file_name().into_string().ok()?;
+                    let id = name.strip_prefix("agent-")?.strip_suffix(".jsonl")?;
+                    is_agent_id(id).then(|| id.to_string())
+                })
+                .collect();
+            ids.sort();
+            ids.into_iter()
+        });
+        for agent in unnamed.by_ref() {
+            let len =
+                std::fs::metadata(dir.join(format!("agent-{agent}.jsonl"))).map_or(0, |m| m.len());
+            if self.read.get(&agent).copied().unwrap_or(0) < len {
+                self.open_sub(&agent);
+                if !std::mem::replace(&mut self.at_line_start, true) {
+                    self.line.clear();
+                    self.line.push(b'\n');
+                    self.at = 0;
+                }
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// A sub-agent's id as Claude Code writes them (a file name is made of it).
+fn is_agent_id(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 impl Read for WithSubagents {
@@ -262,9 +329,16 @@ impl Read for WithSubagents {
             if self.sub_line()? {
                 continue;
             }
+            if self.unnamed.is_some() {
+                if self.next_unnamed() {
+                    continue;
+                }
+                return Ok(0);
+            }
             let data = self.main.fill_buf()?;
             if data.is_empty() {
-                return Ok(0);
+                self.next_unnamed();
+                continue;
             }
             // Whole lines only: a line cut by the buffer's end is taken whole below.
             let whole = memchr::memrchr(b'\n', data).map_or(0, |i| i + 1);
@@ -274,11 +348,14 @@ impl Read for WithSubagents {
             let pass = line_start.unwrap_or(whole).min(buf.len());
             if pass > 0 {
                 buf[..pass].copy_from_slice(&data[..pass]);
+                self.at_line_start = data[pass - 1] == b'\n';
                 self.main.consume(pass);
                 return Ok(pass);
             }
-            if !self.main_line()? {
-                return Ok(0);
+            if self.main_line()? {
+                self.at_line_start = self.line.ends_with(b"\n");
+            } else {
+                self.next_unnamed();
             }
         }
     }
@@ -296,6 +373,37 @@ pub(crate) fn head(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
         Kind::Sqlite => 0,
     };
     Ok(out)
+}
+
+/// The last `limit` bytes of a session log's lines (decompressed: a compressed log is read
+/// through to its end, keeping the last stretch).
+pub(crate) fn tail(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let mut file = open_path(path)?;
+    match kind_of(&file) {
+        Kind::Lines => {
+            let len = file.metadata()?.len();
+            io::Seek::seek(&mut file, io::SeekFrom::Start(len.saturating_sub(limit)))?;
+            let mut out = Vec::new();
+            file.take(limit).read_to_end(&mut out)?;
+            Ok(out)
+        }
+        Kind::Zstd => {
+            let mut decoder = zstd::stream::read::Decoder::new(file)?;
+            let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+            let (mut kept, mut block) = (Vec::new(), vec![0u8; 64 << 10]);
+            loop {
+                let n = decoder.read(&mut block)?;
+                if n == 0 {
+                    return Ok(kept);
+                }
+                kept.extend_from_slice(&block[..n]);
+                if kept.len() > 2 * limit {
+                    kept.drain(..kept.len() - limit);
+                }
+            }
+        }
+        Kind::Sqlite => Ok(Vec::new()),
+    }
 }
 
 /// The ids of a database's sessions that start with `prefix`.

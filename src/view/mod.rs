@@ -18,7 +18,7 @@ use crate::exit::ExitStatus;
 use crate::handler::Handler;
 use crate::input::line_buffer::LineTooLong;
 use crate::input::peek::{BadLine, Head, TypeSet};
-use crate::out::diag::{BadInput, Diag, Excerpt, Unreadable};
+use crate::out::diag::{BadInput, Diag, Excerpt, InputFailed, Unreadable};
 use crate::out::{Output, Question};
 use crate::runs::Runs;
 
@@ -376,7 +376,7 @@ impl<V: View> Driven for ViewHandler<V> {
         if let Some(too_long) = e.get_ref().and_then(|e| e.downcast_ref::<LineTooLong>()) {
             return BadInput(format!("{name}: {too_long}")).into();
         }
-        anyhow::Error::new(e).context(format!("reading {name}"))
+        InputFailed(format!("cannot read {name} to its end: {e}")).into()
     }
 
     fn glued(&mut self, noise: &[u8]) {

@@ -644,3 +644,22 @@ fn on_a_terminal_the_answer_ends_its_line_and_colors_follow_no_color() {
         "{no_color:?}"
     );
 }
+
+/// B18: an error found after parsing shows the usage line of the command that was run.
+#[test]
+fn a_bad_value_shows_the_usage_of_its_own_command() {
+    for (args, command) in [
+        (&["usage", "--timezone", "Mars/Olympus"][..], "usage"),
+        (&["stats", "--since", "soon", "x"], "stats"),
+        (&["sessions", "--until", "someday"], "sessions"),
+        (&["get", "--jsonargs", ".", "{"], "get"),
+    ] {
+        let out = cs().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("Usage: cursor-stream {command} ")),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -45,15 +45,20 @@ pub(crate) fn lines(
                 buf: Vec::with_capacity(CHUNK),
                 tx,
             };
-            if let Err(e) = write_sessions(&conn, &pick, &mut out) {
-                let _ = out.tx.send(Err(io::Error::other(format!(
-                    "reading the OpenCode database: {e}"
-                ))));
-            } else {
-                out.flush();
-            }
+            let written = write_sessions(&conn, &pick, &mut out);
+            // The private copy goes before the reader hears of the end: the process may
+            // exit as soon as it has, and the copy would be left behind.
             drop(conn);
             drop(dir);
+            match written {
+                Ok(()) => out.flush(),
+                Err(e) => {
+                    out.flush();
+                    let _ = out.tx.send(Err(io::Error::other(format!(
+                        "reading the OpenCode database: {e}"
+                    ))));
+                }
+            }
         })
         .map_err(|e| e.to_string())?;
     Ok(Chunks {
@@ -112,6 +117,27 @@ impl Out {
         if self.buf.len() >= CHUNK {
             self.flush();
         }
+        Ok(())
+    }
+
+    /// A row that does not read, as a line that is not JSON: the reading reports it at
+    /// its line (`--strict` stops there) and goes on with the next row, as with a log's
+    /// bad line.
+    fn unreadable_row(
+        &mut self,
+        table: &str,
+        id: &str,
+        session: &str,
+        why: &str,
+    ) -> Result<(), String> {
+        // The row first: the report shows the line's start only.
+        let text = format!("{table} {id} is not read: {why} (session {session})");
+        // One line, whatever the error says.
+        self.buf.extend(
+            text.bytes()
+                .map(|b| if b == b'\n' || b == b'\r' { b' ' } else { b }),
+        );
+        self.buf.push(b'\n');
         Ok(())
     }
 
@@ -223,7 +249,7 @@ struct MessageLine<'a> {
     session_id: &'a str,
     message: &'a RawValue,
     #[serde(skip_serializing_if = "Option::is_none")]
-    parts: Option<Vec<Box<RawValue>>>,
+    parts: Option<&'a [Box<RawValue>]>,
 }
 
 #[derive(serde::Serialize)]
@@ -283,75 +309,113 @@ fn write_messages(conn: &Connection, session: &str, out: &mut Out) -> Result<(),
             Ok((
                 row.get::<_, String>(0)?,
                 row.get::<_, Option<i64>>(1)?,
-                row.get::<_, String>(2)?,
+                row.get::<_, String>(2),
             ))
         })
         .map_err(|e| e.to_string())?;
     for row in rows {
         let (id, created, data) = row.map_err(|e| e.to_string())?;
-        let message = with_ids(&data, &[("id", &id), ("sessionID", session)])?;
-        let info: Data = serde_json::from_str(message.get()).unwrap_or_default();
-        let part_rows: Vec<(String, String)> = parts
-            .query_map(params![id], |row| Ok((row.get(0)?, row.get(1)?)))
-            .map_err(|e| e.to_string())?
-            .collect::<Result<_, _>>()
-            .map_err(|e| e.to_string())?;
-        let mut part_values = Vec::with_capacity(part_rows.len());
-        for (part_id, data) in &part_rows {
-            part_values.push(with_ids(
-                data,
-                &[("id", part_id), ("messageID", &id), ("sessionID", session)],
-            )?);
-        }
-        if info.role.as_deref() == Some("user") {
-            out.line(&MessageLine {
-                kind: "user",
-                timestamp: created,
-                session_id: session,
-                message: &message,
-                parts: Some(part_values),
-            })?;
-            continue;
-        }
-        out.line(&MessageLine {
-            kind: info.role.as_deref().unwrap_or("assistant"),
-            timestamp: created,
-            session_id: session,
-            message: &message,
-            parts: None,
-        })?;
-        for part in &part_values {
-            let data: Data = serde_json::from_str(part.get()).unwrap_or_default();
-            let kind = data.kind.as_deref().unwrap_or("part");
-            let at = data
-                .time
-                .as_ref()
-                .and_then(|t| t.end.or(t.completed).or(t.start).or(t.created))
-                .map(|t| t as i64)
-                .or(created);
-            out.line(&PartLine {
-                kind: stream_type(kind),
-                timestamp: at,
-                session_id: session,
-                part,
-            })?;
-        }
-        if let Some(error) = info.error {
-            let at = info
-                .time
-                .as_ref()
-                .and_then(|t| t.completed.or(t.created))
-                .map(|t| t as i64)
-                .or(created);
-            out.line(&ErrorLine {
-                kind: "error",
-                timestamp: at,
-                session_id: session,
-                error,
-            })?;
+        let message = data
+            .map_err(|e| e.to_string())
+            .and_then(|data| with_ids(&data, &[("id", &id), ("sessionID", session)]));
+        match message {
+            Ok(message) => {
+                let parts = read_parts(&mut parts, &id, session, out)?;
+                write_message(&message, &parts, created, session, out)?;
+            }
+            Err(why) => out.unreadable_row("message", &id, session, &why)?,
         }
     }
     Ok(())
+}
+
+/// A message's parts, each with its ids; a part that does not read is reported (and left
+/// out) where it would have been.
+fn read_parts(
+    parts: &mut rusqlite::Statement<'_>,
+    message: &str,
+    session: &str,
+    out: &mut Out,
+) -> Result<Vec<Box<RawValue>>, String> {
+    let rows: Vec<(String, Result<String, String>)> = parts
+        .query_map(params![message], |row| {
+            Ok((row.get(0)?, row.get(1).map_err(|e| e.to_string())))
+        })
+        .map_err(|e| e.to_string())?
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let mut values = Vec::with_capacity(rows.len());
+    for (id, data) in rows {
+        let ids = [
+            ("id", id.as_str()),
+            ("messageID", message),
+            ("sessionID", session),
+        ];
+        match data.and_then(|data| with_ids(&data, &ids)) {
+            Ok(value) => values.push(value),
+            Err(why) => out.unreadable_row("part", &id, session, &why)?,
+        }
+    }
+    Ok(values)
+}
+
+/// A message's lines: a user's with its parts; an answer's, then a line for each of its
+/// parts (as the stream's events), then its error if it failed.
+fn write_message(
+    message: &RawValue,
+    parts: &[Box<RawValue>],
+    created: Option<i64>,
+    session: &str,
+    out: &mut Out,
+) -> Result<(), String> {
+    let info: Data = serde_json::from_str(message.get()).unwrap_or_default();
+    if info.role.as_deref() == Some("user") {
+        return out.line(&MessageLine {
+            kind: "user",
+            timestamp: created,
+            session_id: session,
+            message,
+            parts: Some(parts),
+        });
+    }
+    out.line(&MessageLine {
+        kind: info.role.as_deref().unwrap_or("assistant"),
+        timestamp: created,
+        session_id: session,
+        message,
+        parts: None,
+    })?;
+    for part in parts {
+        let data: Data = serde_json::from_str(part.get()).unwrap_or_default();
+        let kind = data.kind.as_deref().unwrap_or("part");
+        let at = data
+            .time
+            .as_ref()
+            .and_then(|t| t.end.or(t.completed).or(t.start).or(t.created))
+            .map(|t| t as i64)
+            .or(created);
+        out.line(&PartLine {
+            kind: stream_type(kind),
+            timestamp: at,
+            session_id: session,
+            part,
+        })?;
+    }
+    let Some(error) = info.error else {
+        return Ok(());
+    };
+    let at = info
+        .time
+        .as_ref()
+        .and_then(|t| t.completed.or(t.created))
+        .map(|t| t as i64)
+        .or(created);
+    out.line(&ErrorLine {
+        kind: "error",
+        timestamp: at,
+        session_id: session,
+        error,
+    })
 }
 
 /// The type `opencode run --format json` gives a part's event.

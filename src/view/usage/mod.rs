@@ -142,7 +142,12 @@ impl View for UsageView {
     }
 
     fn fork(&self) -> Option<Self> {
-        Some(UsageView::new(self.opts.clone()))
+        // The same keys: a call's id must hash alike in every worker, or the records
+        // merged from two workers would not meet in the count once across files.
+        Some(UsageView {
+            hasher: self.hasher.clone(),
+            ..UsageView::new(self.opts.clone())
+        })
     }
 
     fn merge(&mut self, later: Self) {
@@ -342,7 +347,9 @@ pub(crate) struct Sums {
 
 impl Sums {
     pub(crate) fn total(&self) -> u64 {
-        self.input + self.output + self.cache_read + self.cache_write
+        [self.output, self.cache_read, self.cache_write]
+            .into_iter()
+            .fold(self.input, u64::saturating_add)
     }
 
     pub(crate) fn runs(&self) -> usize {
@@ -354,11 +361,14 @@ impl Sums {
     }
 
     fn add(&mut self, r: &Rec, cost: Option<f64>) {
-        self.input += r.usage.input;
-        self.output += r.usage.output;
-        self.cache_read += r.usage.cache_read;
-        self.cache_write += r.usage.cache_write;
-        self.reasoning += r.usage.reasoning.unwrap_or(0);
+        // Saturating: each count is at most 2^53, a sum of millions of them still is not.
+        self.input = self.input.saturating_add(r.usage.input);
+        self.output = self.output.saturating_add(r.usage.output);
+        self.cache_read = self.cache_read.saturating_add(r.usage.cache_read);
+        self.cache_write = self.cache_write.saturating_add(r.usage.cache_write);
+        self.reasoning = self
+            .reasoning
+            .saturating_add(r.usage.reasoning.unwrap_or(0));
         match cost {
             Some(c) => *self.cost.get_or_insert(0.0) += c,
             None => self.unpriced = true,
@@ -369,11 +379,11 @@ impl Sums {
     }
 
     fn merge(&mut self, o: &Sums) {
-        self.input += o.input;
-        self.output += o.output;
-        self.cache_read += o.cache_read;
-        self.cache_write += o.cache_write;
-        self.reasoning += o.reasoning;
+        self.input = self.input.saturating_add(o.input);
+        self.output = self.output.saturating_add(o.output);
+        self.cache_read = self.cache_read.saturating_add(o.cache_read);
+        self.cache_write = self.cache_write.saturating_add(o.cache_write);
+        self.reasoning = self.reasoning.saturating_add(o.reasoning);
         if let Some(c) = o.cost {
             *self.cost.get_or_insert(0.0) += c;
         }
