@@ -79,32 +79,42 @@ pub(crate) struct GlobalArgs {
     /// The agent that wrote the stream. `auto` tells it from the first events of each run
     /// (a stream that tells nothing is read as Cursor's); name it for a stream cut before
     /// its first line.
-    #[arg(long, value_enum, default_value_t = AgentChoice::Auto, global = true, value_name = "AGENT")]
+    #[arg(long, value_enum, default_value_t = AgentChoice::AUTO, global = true, value_name = "AGENT")]
     pub agent: AgentChoice,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum AgentChoice {
-    Auto,
-    Cursor,
-    Claude,
-    Codex,
-    Gemini,
-    Qwen,
-    Opencode,
-}
+/// `--agent`: an agent's name, or `auto` (`None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AgentChoice(pub Option<Agent>);
 
 impl AgentChoice {
+    pub(crate) const AUTO: AgentChoice = AgentChoice(None);
+
     pub(crate) fn agent(self) -> Option<Agent> {
-        match self {
-            AgentChoice::Auto => None,
-            AgentChoice::Cursor => Some(Agent::Cursor),
-            AgentChoice::Claude => Some(Agent::Claude),
-            AgentChoice::Codex => Some(Agent::Codex),
-            AgentChoice::Gemini => Some(Agent::Gemini),
-            AgentChoice::Qwen => Some(Agent::Qwen),
-            AgentChoice::Opencode => Some(Agent::OpenCode),
-        }
+        self.0
+    }
+}
+
+/// `auto`, then every agent of the list.
+static AGENT_CHOICES: [AgentChoice; Agent::ALL.len() + 1] = {
+    let mut out = [AgentChoice(None); Agent::ALL.len() + 1];
+    let mut i = 0;
+    while i < Agent::ALL.len() {
+        out[i + 1] = AgentChoice(Some(Agent::ALL[i]));
+        i += 1;
+    }
+    out
+};
+
+impl ValueEnum for AgentChoice {
+    fn value_variants<'a>() -> &'a [Self] {
+        &AGENT_CHOICES
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(
+            self.0.map_or("auto", Agent::name),
+        ))
     }
 }
 
@@ -626,28 +636,40 @@ pub(crate) struct StoreArgs {
     pub project: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum FromChoice {
-    Claude,
-    Codex,
-    Gemini,
-    Qwen,
-    Opencode,
-    Cursor,
-    All,
-}
+/// `--from`: an agent's name, or `all` (`None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FromChoice(pub Option<Agent>);
 
 impl FromChoice {
-    pub(crate) fn agents(self) -> &'static [Agent] {
-        match self {
-            FromChoice::Claude => &[Agent::Claude],
-            FromChoice::Codex => &[Agent::Codex],
-            FromChoice::Gemini => &[Agent::Gemini],
-            FromChoice::Qwen => &[Agent::Qwen],
-            FromChoice::Opencode => &[Agent::OpenCode],
-            FromChoice::Cursor => &[Agent::Cursor],
-            FromChoice::All => &crate::stores::find::STORE_AGENTS,
+    /// The agents whose logs are read.
+    pub(crate) fn agents(self) -> Vec<Agent> {
+        match self.0 {
+            Some(agent) => vec![agent],
+            None => Agent::ALL.to_vec(),
         }
+    }
+}
+
+/// Every agent of the list, then `all`.
+static FROM_CHOICES: [FromChoice; Agent::ALL.len() + 1] = {
+    let mut out = [FromChoice(None); Agent::ALL.len() + 1];
+    let mut i = 0;
+    while i < Agent::ALL.len() {
+        out[i] = FromChoice(Some(Agent::ALL[i]));
+        i += 1;
+    }
+    out
+};
+
+impl ValueEnum for FromChoice {
+    fn value_variants<'a>() -> &'a [Self] {
+        &FROM_CHOICES
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(
+            self.0.map_or("all", Agent::name),
+        ))
     }
 }
 

@@ -103,13 +103,13 @@ impl Config {
                 // With `usage`, `--agent` chooses the agent's rows (and logs), and no
                 // stream's format.
                 let agent = cli.global.agent.agent();
-                cli.global.agent = crate::cli::AgentChoice::Auto;
+                cli.global.agent = crate::cli::AgentChoice::AUTO;
                 let report = take_report(&mut a.input.files);
                 if let Some(agent) = agent
                     && a.input.files.is_empty()
                     && a.input.stores.from.is_empty()
                 {
-                    a.input.stores.from = vec![from_choice(agent)];
+                    a.input.stores.from = vec![crate::cli::FromChoice(Some(agent))];
                 }
                 let (view, input) = usage_view(a, report, agent);
                 let inputs = store_inputs(input, true);
@@ -359,18 +359,6 @@ fn take_report(files: &mut Vec<PathBuf>) -> Report {
     report
 }
 
-fn from_choice(agent: Agent) -> crate::cli::FromChoice {
-    use crate::cli::FromChoice;
-    match agent {
-        Agent::Cursor => FromChoice::Cursor,
-        Agent::Claude => FromChoice::Claude,
-        Agent::Codex => FromChoice::Codex,
-        Agent::Gemini => FromChoice::Gemini,
-        Agent::Qwen => FromChoice::Qwen,
-        Agent::OpenCode => FromChoice::Opencode,
-    }
-}
-
 /// `usage` with its options (its time zone, window and prices read), and its inputs.
 fn usage_view(
     a: crate::cli::UsageArgs,
@@ -452,13 +440,13 @@ fn store_inputs(args: InputArgs, from_all_by_default: bool) -> Vec<Input> {
     let mut agents: Vec<Agent> = Vec::new();
     for choice in &stores.from {
         for agent in choice.agents() {
-            if !agents.contains(agent) {
-                agents.push(*agent);
+            if !agents.contains(&agent) {
+                agents.push(agent);
             }
         }
     }
     if agents.is_empty() && args.files.is_empty() && (from_all_by_default || !window.is_open()) {
-        agents = crate::stores::find::STORE_AGENTS.to_vec();
+        agents = Agent::ALL.to_vec();
     }
     if agents.is_empty() {
         return inputs(args.files).into_iter().map(by_id).collect();
@@ -468,9 +456,11 @@ fn store_inputs(args: InputArgs, from_all_by_default: bool) -> Vec<Input> {
         .into_iter()
         .map(|f| by_id(Input::Path(f)))
         .collect();
-    for f in crate::stores::find(&agents, &window) {
-        found.push(crate::stores::find::with_window(f, &window).input);
-    }
+    found.extend(
+        crate::stores::find(&agents, &window)
+            .into_iter()
+            .map(|f| f.input),
+    );
     found
 }
 

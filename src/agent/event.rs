@@ -17,75 +17,7 @@ use std::fmt;
 
 use serde_json::value::RawValue;
 
-/// The agents whose streams this tool reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Agent {
-    /// Cursor Agent CLI, `agent -p --output-format stream-json`.
-    Cursor,
-    /// Claude Code, `claude -p --output-format stream-json --verbose`.
-    Claude,
-    /// Codex, `codex exec --json`.
-    Codex,
-    /// Gemini CLI, `gemini -p … --output-format stream-json`.
-    Gemini,
-    /// Qwen Code, `qwen -p … --output-format stream-json` (Claude's format).
-    Qwen,
-    /// OpenCode, `opencode run --format json`.
-    OpenCode,
-}
-
-impl Agent {
-    /// Every agent, in the order of the README.
-    pub const ALL: [Agent; 6] = [
-        Agent::Cursor,
-        Agent::Claude,
-        Agent::Codex,
-        Agent::Gemini,
-        Agent::Qwen,
-        Agent::OpenCode,
-    ];
-
-    /// The name used on the command line and in machine-readable output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::Cursor => "cursor",
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-            Agent::Gemini => "gemini",
-            Agent::Qwen => "qwen",
-            Agent::OpenCode => "opencode",
-        }
-    }
-
-    /// Whether the agent sends its answer as separate whole messages, which `text` keeps
-    /// apart (a blank line) so they do not run together. Cursor's and Gemini's answer is
-    /// one text streamed across tool rounds, joined with nothing as their own result is.
-    pub(crate) fn separates_messages(self) -> bool {
-        !matches!(self, Agent::Cursor | Agent::Gemini)
-    }
-
-    /// The agent a program is, from its name (`run` uses it before the stream tells).
-    pub(crate) fn from_program(program: &str) -> Option<Agent> {
-        let name = program.rsplit(['/', '\\']).next()?;
-        let name = name.strip_suffix(".exe").unwrap_or(name);
-        Some(match name {
-            "agent" | "cursor-agent" | "cursor" => Agent::Cursor,
-            "claude" => Agent::Claude,
-            "codex" => Agent::Codex,
-            "gemini" => Agent::Gemini,
-            "qwen" => Agent::Qwen,
-            "opencode" => Agent::OpenCode,
-            _ => return None,
-        })
-    }
-}
-
-impl fmt::Display for Agent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use super::Agent;
 
 /// What a handler asks to be decoded (a set of flags, combined with `|`); run starts and
 /// ends always come.
@@ -501,8 +433,9 @@ pub struct RunEnd<'a> {
     pub usage: Option<Usage>,
     /// How long it took, as the agent measured it.
     pub duration_ms: Option<u64>,
-    /// What the agent's own `--output-format json` prints for this run, when that is a
-    /// line of the stream (Cursor and Claude's `result` line).
+    /// What the agent's own `--output-format json` prints for this run, when the stream
+    /// says: its `result` line (Cursor's, Claude's), or nothing at all (empty: Cursor's
+    /// for a failed run).
     pub native_json: Option<&'a [u8]>,
     /// The time of the run's last record, in epoch milliseconds, where the input says.
     pub last_ms: Option<u64>,

@@ -504,7 +504,7 @@ pub(crate) fn checked_types<D: Driven>(handler: &D) -> TypeSet {
         return TypeSet::ALL;
     }
     let mut set = TypeSet::NONE;
-    for format in Format::ALL {
+    for format in Format::all() {
         let dialect = AnyDialect::of(format);
         for name in NameId::all() {
             if dialect.classify(name).always {

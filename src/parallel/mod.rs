@@ -40,10 +40,10 @@ use crate::config::Config;
 use crate::dispatch::{Dispatcher, Driven};
 use crate::exit::ExitStatus;
 use crate::input::Input;
+use crate::input::file::Opened;
 use crate::out::diag::{Diag, InputFailed};
 use crate::out::{Output, OutputMode, Question, ToMain};
 use crate::runs::Runs;
-use crate::stores::open::Opened;
 use crate::view::{Ctx, View, ViewHandler};
 
 /// What a worker wrote, in order: its bytes, and the marks that say which stream each

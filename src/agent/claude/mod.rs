@@ -20,7 +20,11 @@
 //! nothing, and memory does not grow with the answer.
 
 pub(crate) mod log;
+mod spec;
+pub(crate) mod store;
 mod wire;
+
+pub(crate) use spec::{Reader, SPEC};
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -60,6 +64,11 @@ pub(crate) struct Claude {
 }
 
 impl Dialect for Claude {
+    /// Reads every run as `self.agent`'s (`--agent`).
+    fn fix_agent(&mut self) {
+        self.fixed = true;
+    }
+
     fn agent(&self) -> Agent {
         self.agent
     }
@@ -167,11 +176,6 @@ impl Claude {
             hasher: RandomState::new(),
             scratch: Vec::new(),
         }
-    }
-
-    /// Reads every run as `self.agent`'s (`--agent`).
-    pub(crate) fn fix_agent(&mut self) {
-        self.fixed = true;
     }
 
     fn system<S: Sink>(

@@ -14,9 +14,13 @@
 //! | run end | `result`: success only for `subtype:"success"` with `is_error` not true; `json` prints the line on success, as the CLI's own json format |
 
 mod answer;
+mod spec;
+mod store;
 pub(crate) mod tool_call;
 pub(crate) mod transcript;
 pub(crate) mod wire;
+
+pub(crate) use spec::{Reader, SPEC};
 
 use std::borrow::Cow;
 
@@ -233,7 +237,11 @@ impl Cursor {
                         ),
                     }
                 };
-                let native_json = (outcome == Outcome::Succeeded).then_some(line.bytes);
+                // Cursor's own JSON output prints nothing for a failed run.
+                let native_json = Some(match outcome {
+                    Outcome::Succeeded => line.bytes,
+                    _ => &[],
+                });
                 return sink.end_run(RunEnd {
                     outcome,
                     final_text: Some(ev.text().as_bytes()),

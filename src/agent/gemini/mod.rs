@@ -22,6 +22,10 @@
 //! | final answer | the text after the last tool round: the stream has no final text, so it is kept while the run goes |
 
 pub(crate) mod chat;
+mod spec;
+mod store;
+
+pub(crate) use spec::{Reader, SPEC};
 
 use std::borrow::Cow;
 

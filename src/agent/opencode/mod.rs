@@ -29,6 +29,10 @@ use serde_json::value::RawValue;
 
 pub(crate) mod db;
 pub(crate) mod log;
+mod spec;
+mod store;
+
+pub(crate) use spec::{Reader, SPEC};
 
 use super::event::{
     Agent, AnswerCheck, Billed, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass,

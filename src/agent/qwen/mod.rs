@@ -20,6 +20,11 @@
 //! | run end | the next prompt, or the end of the log: success when the model's text came last; failed when a failed model call (`api_error`) came last; else no result |
 //! | usage | the `qwen-code.api_response` telemetry records, one per billed request (the side requests too, which no message records); a log without them, the `assistant` records' `usageMetadata`. `promptTokenCount` includes the cached tokens, `candidatesTokenCount` the thoughts |
 
+mod spec;
+mod store;
+
+pub(crate) use spec::{Reader, SPEC};
+
 use std::borrow::Cow;
 
 use serde::Deserialize;

@@ -1,0 +1,155 @@
+//! What the tool knows of Claude Code besides how its lines read: its names, its two
+//! dialects, where its logs live, and the versions whose log shape changed.
+
+use super::Claude;
+use super::log::ClaudeLog;
+use super::store::ClaudeStore;
+use crate::agent::event::Agent;
+use crate::agent::store::Store;
+use crate::agent::{AnswerScope, AnyDialect, Spec, StreamOrLog, Version};
+
+/// Claude Code's stream, or its session log.
+pub(crate) type Reader = StreamOrLog<Claude, ClaudeLog>;
+
+pub(crate) struct ClaudeSpec;
+
+pub(crate) static SPEC: ClaudeSpec = ClaudeSpec;
+
+impl Spec for ClaudeSpec {
+    fn name(&self) -> &'static str {
+        "claude"
+    }
+
+    fn programs(&self) -> &'static [&'static str] {
+        &["claude"]
+    }
+
+    fn dialect(&self, log: bool) -> AnyDialect {
+        AnyDialect::Claude(match log {
+            false => StreamOrLog::Stream(Claude::new(Agent::Claude)),
+            true => StreamOrLog::Log(Box::default()),
+        })
+    }
+
+    fn stream_read_as(&self) -> Agent {
+        Agent::Claude
+    }
+
+    fn store(&self) -> &'static dyn Store {
+        &ClaudeStore
+    }
+
+    fn versions(&self) -> &'static [Version] {
+        VERSIONS
+    }
+
+    fn answer_scope(&self) -> Option<AnswerScope> {
+        Some(AnswerScope::LastSegment)
+    }
+}
+
+/// The versions of Claude Code whose session log changed shape, as the real logs in
+/// `tests/fixtures/history/claude/` show them ("since": the first version seen with it;
+/// their `VERSIONS.md` has the evidence).
+const VERSIONS: &[Version] = &[
+    Version {
+        since: "1.0.24",
+        shape: "the envelope (parentUuid, isSidechain, cwd, sessionId, version, uuid, timestamp); `summary` records stacked at the top, their `leafUuid` often naming another session's line",
+        fixture: Some("1.0.24-summaries-top"),
+    },
+    Version {
+        since: "1.0.43",
+        shape: "`system` lines without a subtype: hook output and notices; bash mode as `<bash-input>`/`<bash-stdout>` user lines",
+        fixture: Some("1.0.51-hook-system-lines"),
+    },
+    Version {
+        since: "1.0.80",
+        shape: "`isApiErrorMessage` on `<synthetic>` answers; `usage.cache_creation` (5-minute and 1-hour writes)",
+        fixture: Some("1.0.90-api-error-synthetic"),
+    },
+    Version {
+        since: "1.0.89",
+        shape: "a compaction starts a new file: `summary` lines, then an `isCompactSummary` prompt under the old session's id; a model fallback notice",
+        fixture: Some("1.0.89-compact-continuation"),
+    },
+    Version {
+        since: "1.0.90",
+        shape: "a resumed session is a new file that starts with a copy of the old one's lines (same `uuid`s; the first keeps the old session id)",
+        fixture: Some("1.0.90-resume-copy"),
+    },
+    Version {
+        since: "1.0.98",
+        shape: "sub-agents written inline (`isSidechain` lines in the session's own file)",
+        fixture: Some("1.0.108-inline-sidechain"),
+    },
+    Version {
+        since: "2.0.0",
+        shape: "a file of `summary` lines for other sessions only",
+        fixture: Some("2.0.0-summaries-for-other-sessions"),
+    },
+    Version {
+        since: "2.0.28",
+        shape: "sub-agents in `agent-<id>.jsonl` beside the session (every line a sidechain, the parent's session id); \"Warmup\" agents at each start",
+        fixture: Some("2.0.28-warmup-agent-files"),
+    },
+    Version {
+        since: "2.0.37",
+        shape: "`queue-operation` records (enqueue, dequeue, remove)",
+        fixture: Some("2.0.74-queue-operation"),
+    },
+    Version {
+        since: "2.0.55",
+        shape: "`file-history-snapshot` records (no uuid, no session id); `slug`",
+        fixture: Some("2.0.76-synthetic-no-response"),
+    },
+    Version {
+        since: "2.0.64",
+        shape: "`system` `stop_hook_summary`",
+        fixture: Some("2.0.64-stop-hook-summary"),
+    },
+    Version {
+        since: "2.0.76",
+        shape: "compaction in the same file: `system` `compact_boundary`, then the `isCompactSummary` prompt",
+        fixture: Some("2.1.39-compact-boundary"),
+    },
+    Version {
+        since: "2.1.2",
+        shape: "sub-agents in `<session>/subagents/agent-<id>.jsonl`, named by the parent's `toolUseResult.agentId`",
+        fixture: Some("2.1.17-subagents-dir"),
+    },
+    Version {
+        since: "2.1.5",
+        shape: "`system` `api_error` for retried calls (the `<synthetic>` answer stays for the final failure)",
+        fixture: Some("2.1.17-system-api-error"),
+    },
+    Version {
+        since: "2.1.7",
+        shape: "`progress` lines (hooks, bash, a sub-agent's messages mirrored, MCP); `microcompact_boundary`; a first prompt under another session id after \"clear context\"",
+        fixture: Some("2.1.41-agent-progress"),
+    },
+    Version {
+        since: "2.1.12",
+        shape: "a resumed copy with every line under the new session id",
+        fixture: Some("2.1.12-resume-copy"),
+    },
+    Version {
+        since: "2.1.29",
+        shape: "`pr-link` records; no `summary` after 2.1.22",
+        fixture: Some("2.1.42-pr-link"),
+    },
+    Version {
+        since: "2.1.72",
+        shape: "`last-prompt` records; `promptId` on prompts",
+        fixture: Some("2.1.72-2.1.74-last-prompt"),
+    },
+    Version {
+        since: "2.1.114",
+        shape: "`attachment` lines instead of `progress`; `permission-mode`; sub-agents' `.meta.json`",
+        fixture: Some("2.1.114-subagents-meta-worktree"),
+    },
+    Version {
+        since: "2.1.211",
+        shape: "headless SDK runs: `promptSource`, `entrypoint`, the prompt in an `enqueue`",
+        fixture: Some("2.1.216-sdk-headless-attachments"),
+    },
+];

@@ -1,0 +1,84 @@
+//! Where the Cursor Agent CLI keeps its transcripts: `projects/<slug>/agent-transcripts/`
+//! under `$CURSOR_CONFIG_DIR` (else `~/.cursor`), `<id>/<id>.jsonl` (cursor-agent
+//! 2026.04 on) or `<id>.jsonl` (before); `projects/agent-transcripts/` for a chat outside
+//! any project. The slug is the working directory with `/` and `.` made `-`.
+
+use std::path::Path;
+
+use crate::agent::event::Agent;
+use crate::agent::store::{self, Found, Store, env_dir, files_in, home, subdirs};
+
+pub(crate) struct CursorStore;
+
+impl Store for CursorStore {
+    fn logs(&self) -> Vec<Found> {
+        let Some(root) = env_dir("CURSOR_CONFIG_DIR").or_else(|| home().map(|h| h.join(".cursor")))
+        else {
+            return Vec::new();
+        };
+        let projects = root.join("projects");
+        let mut dirs = vec![projects.join("agent-transcripts")];
+        dirs.extend(
+            subdirs(&projects)
+                .into_iter()
+                .map(|p| p.join("agent-transcripts")),
+        );
+        let mut found = Vec::new();
+        for transcripts in dirs {
+            for path in files_in(&transcripts, |n| n.ends_with(".jsonl")) {
+                let id = store::stem(&path, ".jsonl");
+                found.push(Found::file(Agent::Cursor, path, id, None));
+            }
+            for dir in subdirs(&transcripts) {
+                let Some(name) = store::name_of(&dir) else {
+                    continue;
+                };
+                let path = dir.join(format!("{name}.jsonl"));
+                if path.is_file() {
+                    found.push(Found::file(Agent::Cursor, path, Some(name), None));
+                }
+            }
+        }
+        found
+    }
+
+    /// A transcript holds no working directory; its project folder's name is the
+    /// directory's path with `/` and `.` made `-` (`projects/home-dev-app/…`), which is
+    /// compared with `dir`'s made so. The name is lossy: `/home/dev/app-2` is taken for a
+    /// folder below `/home/dev/app`. A transcript outside any project is only under `/`.
+    fn in_project(&self, log: &Found, dir: &Path) -> bool {
+        let wanted = slug(&dir.to_string_lossy());
+        let project = log.path().and_then(project_folder);
+        match project {
+            Some(project) => {
+                wanted.is_empty()
+                    || project == wanted
+                    || project
+                        .strip_prefix(&wanted)
+                        .is_some_and(|rest| rest.starts_with('-'))
+            }
+            None => wanted.is_empty(),
+        }
+    }
+
+    /// A transcript holds no time of its own before 2026.08's `<timestamp>`: the file's.
+    fn started_ms(&self, log: &Found, _until: i64) -> i64 {
+        log.started_ms
+    }
+}
+
+/// A directory's path as Cursor names its project folder.
+fn slug(path: &str) -> String {
+    path.trim_start_matches(['/', '\\'])
+        .replace(['/', '\\', '.', ':'], "-")
+}
+
+/// The name of the project folder a transcript is in (none outside any project).
+fn project_folder(path: &Path) -> Option<String> {
+    path.ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == "agent-transcripts"))
+        .and_then(Path::parent)
+        .filter(|p| p.file_name().is_some_and(|n| n != "projects"))
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+}
