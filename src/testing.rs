@@ -27,12 +27,12 @@ pub use crate::view::transcript::TranscriptOptions;
 /// Each agent's version table (see `agent::Spec::versions`): the version a shape is first
 /// seen in, the shape, and the real file under `tests/fixtures/history/<agent>/` that
 /// shows it (none where no public file was found).
-pub fn versions(agent: Agent) -> Vec<(&'static str, &'static str, Option<&'static str>)> {
+pub fn versions(agent: Agent) -> Vec<(&'static str, &'static str, &'static [&'static str])> {
     agent
         .spec()
         .versions()
         .iter()
-        .map(|v| (v.since, v.shape, v.fixture))
+        .map(|v| (v.since, v.shape, v.fixtures))
         .collect()
 }
 

@@ -106,7 +106,9 @@ fn log_agent(head: &Head, line: &[u8]) -> Option<Agent> {
         NameId::TURN_ENDED => Some(Agent::Cursor),
         NameId::USER | NameId::ASSISTANT | NameId::SYSTEM | NameId::TOOL_RESULT => {
             let k = keys(line);
-            if k.session_id_log && (k.qwen_log || head.name == NameId::TOOL_RESULT) {
+            if k.session_id_log
+                && (k.qwen_log || k.message_parts || head.name == NameId::TOOL_RESULT)
+            {
                 Some(Agent::Qwen)
             } else if k.session_id_log {
                 Some(Agent::Claude)
@@ -257,6 +259,9 @@ struct Keys {
     gemini_chat: bool,
     /// `provenance`, `usageMetadata`, `toolCallResult`, `systemPayload`: Qwen Code's log.
     qwen_log: bool,
+    /// A `message` made of `parts` (Gemini's `Content`): Qwen Code's log, before 0.24
+    /// wrote `provenance` on its first records (Claude's `message` has `content`).
+    message_parts: bool,
     role: bool,
 }
 
@@ -287,7 +292,10 @@ fn keys(line: &[u8]) -> Keys {
             b"sandbox" | b"approval" | b"workdir" | b"provider" => k.codex_config = true,
             b"id" => k.id = true,
             b"msg" => k.msg = true,
-            b"message" => k.message = true,
+            b"message" => {
+                k.message = true;
+                k.message_parts = top_level_value(value, "parts").is_some();
+            }
             b"role" => k.role = true,
             b"projectHash" | b"$set" | b"$rewindTo" => k.gemini_chat = true,
             b"provenance" | b"usageMetadata" | b"toolCallResult" | b"systemPayload" => {
@@ -375,6 +383,16 @@ mod tests {
         ] {
             assert_eq!(agent_of(line), agent, "{line}");
         }
+    }
+
+    #[test]
+    fn qwen_s_log_is_told_from_claude_s_with_or_without_provenance() {
+        let qwen_0_12 = r#"{"uuid":"u","parentUuid":null,"sessionId":"s","timestamp":"t","type":"user","cwd":"/w","version":"0.12.6","message":{"role":"user","parts":[{"text":"hi"}]}}"#;
+        let qwen_0_24 = r#"{"uuid":"u","sessionId":"s","timestamp":"t","type":"user","cwd":"/w","provenance":"real_user","message":{"role":"user","parts":[{"text":"hi"}]}}"#;
+        let claude = r#"{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/w","sessionId":"s","version":"2.1.1","type":"user","message":{"role":"user","content":"hi "parts":[]"},"uuid":"u","timestamp":"t"}"#;
+        assert_eq!(format_of(qwen_0_12), Some(Format::log(Agent::Qwen)));
+        assert_eq!(format_of(qwen_0_24), Some(Format::log(Agent::Qwen)));
+        assert_eq!(format_of(claude), Some(Format::log(Agent::Claude)));
     }
 
     #[test]

@@ -453,14 +453,6 @@ impl AnyDialect {
         format.agent.spec().dialect(format.log)
     }
 
-    /// A dialect for `format` that reads every run as its agent's (`--agent`): Claude's
-    /// does not become Qwen's on a Qwen init, nor the reverse.
-    pub(crate) fn forced(format: Format) -> AnyDialect {
-        let mut dialect = AnyDialect::of(format);
-        dialect.fix_agent();
-        dialect
-    }
-
     /// The wire types worth decoding for a view that wants `wants`: those that start, end
     /// or decide a run, and those that can give what it wants. Computed once per dialect.
     pub(crate) fn interest(&self, wants: Wants) -> TypeSet {

@@ -66,9 +66,9 @@ pub(crate) struct Version {
     pub since: &'static str,
     /// What changed.
     pub shape: &'static str,
-    /// The real file that shows it, under `tests/fixtures/history/<agent>/` (`None`: no
-    /// public file was found; the tests' hand-made one stands in).
-    pub fixture: Option<&'static str>,
+    /// The real files that show it, under `tests/fixtures/history/<agent>/` (none: no
+    /// public file was found; the tests' hand-made ones stand in).
+    pub fixtures: &'static [&'static str],
 }
 
 impl Agent {

@@ -287,15 +287,7 @@ impl<D: Driven> Dispatcher<D> {
         self.input_name.clear();
         self.input_name.push_str(name);
         self.boundaries = detect::Boundaries::default();
-        self.slot = match self.forced {
-            Some(agent) => {
-                let mut dialect = AnyDialect::forced(Format::stream(agent));
-                dialect.input_named(name);
-                let interest = dialect.interest(self.engine.wants);
-                Slot::Ready { dialect, interest }
-            }
-            None => Slot::Undecided(HeldLines::default()),
-        };
+        self.slot = Slot::Undecided(HeldLines::default());
     }
 
     /// One line the caller already split (with or without its `\n` or `\r\n`), numbered
@@ -336,7 +328,7 @@ impl<D: Driven> Dispatcher<D> {
     /// The input ended: a run still open ends with it.
     pub(crate) fn end(&mut self) -> anyhow::Result<()> {
         if let Slot::Undecided(_) = self.slot {
-            self.decide(Format::stream(Agent::Cursor))?;
+            self.decide(self.named(Format::stream(Agent::Cursor)))?;
         }
         if let Slot::Ready { dialect, .. } = &mut self.slot {
             dialect.finish(&mut self.engine)?;
@@ -356,11 +348,11 @@ impl<D: Driven> Dispatcher<D> {
     }
 
     fn line(&mut self, line: &Line<'_>, peeked: &Peeked) -> anyhow::Result<()> {
-        if let Some(agent) = self.boundaries.next(peeked, line.bytes)
+        if let Some(format) = self.boundaries.next(peeked, line.bytes)
             && matches!(self.slot, Slot::Ready { .. })
             && !self.engine.runs.is_open()
         {
-            self.renew(self.forced.map_or(agent, Format::stream))?;
+            self.renew(self.named(format))?;
         }
         if let Slot::Undecided(held) = &mut self.slot {
             let verdict = match peeked {
@@ -368,12 +360,22 @@ impl<D: Driven> Dispatcher<D> {
                 Peeked::Bad(BadLine::NoType) => detect::sniff_untyped(line.bytes),
                 _ => None,
             };
+            // A named agent is never second-guessed: the line only tells its stream from
+            // its log, and a line that tells nothing is its stream's (a stream cut before
+            // its first line is read as it comes, not held).
+            let verdict = match (verdict, self.forced) {
+                (verdict, Some(agent)) => Some(Format {
+                    agent,
+                    log: verdict.is_some_and(|f| f.log),
+                }),
+                (verdict, None) => verdict,
+            };
             match verdict {
                 Some(format) => self.decide(format)?,
                 None => {
                     held.push(line, peeked);
                     if held.lines.len() >= HOLD_LINES || held.data.len() >= HOLD_BYTES {
-                        self.decide(Format::stream(Agent::Cursor))?;
+                        self.decide(self.named(Format::stream(Agent::Cursor)))?;
                     }
                     return Ok(());
                 }
@@ -390,16 +392,29 @@ impl<D: Driven> Dispatcher<D> {
             if !dialect.start_afresh_as(format) {
                 (*dialect, *interest) = dialect_for(format, self.engine.wants);
                 dialect.input_named(&self.input_name);
+                if self.forced.is_some() {
+                    dialect.fix_agent();
+                }
             }
         }
         Ok(())
     }
 
+    /// The format a line tells, as `--agent` names it: the named agent's stream or log.
+    fn named(&self, format: Format) -> Format {
+        match self.forced {
+            Some(agent) => Format { agent, ..format },
+            None => format,
+        }
+    }
+
     /// The format is known: the held lines go through its dialect.
     fn decide(&mut self, format: Format) -> anyhow::Result<()> {
-        let Slot::Undecided(held) =
-            std::mem::replace(&mut self.slot, ready(format, self.engine.wants))
-        else {
+        let mut next = ready(format, self.engine.wants);
+        if let (Some(_), Slot::Ready { dialect, .. }) = (self.forced, &mut next) {
+            dialect.fix_agent();
+        }
+        let Slot::Undecided(held) = std::mem::replace(&mut self.slot, next) else {
             return Ok(());
         };
         if let Slot::Ready { dialect, .. } = &mut self.slot {

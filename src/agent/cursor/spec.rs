@@ -95,26 +95,26 @@ const VERSIONS: &[Version] = &[
     Version {
         since: "2026-02",
         shape: "`agent-transcripts/<id>.txt`: `user:`/`assistant:` blocks, the prompt in `<user_query>`, `[Tool call]`, `[Tool result]`, `[Thinking]`",
-        fixture: Some("2026.02-txt"),
+        fixtures: &["2026.02-txt"],
     },
     Version {
         since: "2026-02",
         shape: "`<id>.jsonl` beside the `.txt`: `{role, message:{content}}` lines, text only",
-        fixture: Some("2026.02-flat-jsonl-txt"),
+        fixtures: &["2026.02-flat-jsonl-txt"],
     },
     Version {
         since: "2026-04",
         shape: "`<id>/<id>.jsonl`: `tool_use` blocks without ids; no `turn_ended`, no time",
-        fixture: Some("2026.04-nested-jsonl"),
+        fixtures: &["2026.04-nested-jsonl"],
     },
     Version {
         since: "2026-08",
         shape: "`<timestamp>` in the prompt; `turn_ended` closes each turn; sub-agents in `<id>/subagents/`",
-        fixture: Some("2026.08-nested-subagents"),
+        fixtures: &["2026.08-nested-subagents"],
     },
     Version {
         since: "2026-09",
         shape: "`chats/<md5(cwd)>/<agent id>/store.db` (SQLite, protobuf) beside the transcripts",
-        fixture: None,
+        fixtures: &[],
     },
 ];

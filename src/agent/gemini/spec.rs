@@ -54,41 +54,41 @@ const VERSIONS: &[Version] = &[
     Version {
         since: "0.6",
         shape: "a chat is one JSON document in a sha256 project folder; the user's content a string; no tool calls recorded",
-        fixture: Some("0.6-json-sha256"),
+        fixtures: &["0.6-json-sha256"],
     },
     Version {
         since: "0.29",
         shape: "a short project folder (`projects.json`, `.project_root`); content as parts; `toolCalls` with ids",
-        fixture: Some("0.3x-json-slug"),
+        fixtures: &["0.3x-json-slug"],
     },
     Version {
         since: "0.29",
         shape: "sub-agents' chats as documents in `chats/<parent id>/`, `kind: subagent`",
-        fixture: Some("0.3x-json-subagent"),
+        fixtures: &["0.3x-json-subagent"],
     },
     Version {
         since: "0.39",
         shape: "the `.jsonl` replay log: metadata, messages, `$set`; a message written again under its id (the last wins); `error`/`info` records",
-        fixture: Some("0.39-jsonl"),
+        fixtures: &["0.39-jsonl"],
     },
     Version {
         since: "0.39",
         shape: "a prompt answered by an `error` message only",
-        fixture: Some("0.39-jsonl-api-error"),
+        fixtures: &["0.39-jsonl-api-error"],
     },
     Version {
         since: "0.40",
         shape: "several messages written again as their tools finish",
-        fixture: Some("0.4x-jsonl-reappend"),
+        fixtures: &["0.4x-jsonl-reappend"],
     },
     Version {
         since: "0.40",
         shape: "A2A server sessions: the id `a2a-server` in every file, the history as a `$set` of the messages",
-        fixture: Some("0.4x-jsonl-a2a-server"),
+        fixtures: &["0.4x-jsonl-a2a-server"],
     },
     Version {
         since: "0.39",
         shape: "`$rewindTo` records; sub-agents' chats as `.jsonl`",
-        fixture: None,
+        fixtures: &[],
     },
 ];

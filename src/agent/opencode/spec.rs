@@ -50,26 +50,26 @@ const VERSIONS: &[Version] = &[
     Version {
         since: "0.5",
         shape: "JSON files per project: `project/<p>/storage/session/{info,message,part}/…`",
-        fixture: Some("0.5-project-storage"),
+        fixtures: &["0.5-project-storage"],
     },
     Version {
         since: "0.14",
         shape: "one `storage/`: `session/<project>/<ses>.json`, `message/<ses>/<msg>.json`, `part/<msg>/<prt>.json`",
-        fixture: Some("0.14-json-storage"),
+        fixtures: &["0.14-json-storage"],
     },
     Version {
         since: "1.1",
         shape: "sessions gain `slug`, `summary`; answers `parentID`, `finish`; step parts `reason`",
-        fixture: Some("1.1-json-storage"),
+        fixtures: &["1.1-json-storage"],
     },
     Version {
         since: "1.2",
         shape: "SQLite `opencode.db` (WAL): `session`, `message`, `part` rows, the ids as columns",
-        fixture: None,
+        fixtures: &[],
     },
     Version {
         since: "1.17",
         shape: "session token and cost columns; `session_message`, `event` tables; `tokens.total`",
-        fixture: Some("1.17-sqlite"),
+        fixtures: &["1.17-sqlite"],
     },
 ];

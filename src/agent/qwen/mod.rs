@@ -18,7 +18,12 @@
 //! | tool calls | `functionCall` parts → the `tool_result` record with the same id (`errorType` `execution_denied` is a rejection) |
 //! | notices | `qwen-code.api_error` telemetry |
 //! | run end | the next prompt, or the end of the log: success when the model's text came last; failed when a failed model call (`api_error`) came last; else no result |
-//! | usage | the `qwen-code.api_response` telemetry records, one per billed request (the side requests too, which no message records); a log without them, the `assistant` records' `usageMetadata`. `promptTokenCount` includes the cached tokens, `candidatesTokenCount` the thoughts |
+//! | usage | the `qwen-code.api_response` telemetry records, one per billed request (the side requests too, which no message records), each counted once by the record's `uuid` (not its `response_id`: a local or proxied model answers `chatcmpl-…` every time); a log without them, the `assistant` records' `usageMetadata`. `promptTokenCount` includes the cached tokens, `candidatesTokenCount` the thoughts |
+//!
+//! Told from Claude Code's log (the same envelope) by its records' own keys
+//! (`provenance`, `usageMetadata`, `systemPayload`, `toolCallResult`) or, before 0.24
+//! wrote `provenance` on every record, by a `message` made of `parts` (Claude's has
+//! `content`).
 
 mod spec;
 mod store;
@@ -64,6 +69,11 @@ enum Last {
 
 #[derive(Deserialize)]
 struct Record<'a> {
+    /// The record's own id: what a model call's telemetry is counted once by (its
+    /// `response_id` is the server's, and a local or proxied model gives the same one to
+    /// every call).
+    #[serde(borrow, default)]
+    uuid: MaybeStr<'a>,
     #[serde(rename = "sessionId", borrow, default)]
     session_id: MaybeStr<'a>,
     #[serde(borrow, default)]
@@ -158,8 +168,6 @@ struct UiEvent<'a> {
     thoughts_token_count: TokenCount,
     #[serde(borrow)]
     model: MaybeStr<'a>,
-    #[serde(borrow)]
-    response_id: MaybeStr<'a>,
     #[serde(borrow)]
     error_message: MaybeStr<'a>,
 }
@@ -431,7 +439,7 @@ impl QwenLog {
                     usage,
                     model: ev.model.as_deref(),
                     at_ms,
-                    id: ev.response_id.as_deref(),
+                    id: r.uuid.as_deref(),
                 }))
             }
             Some("qwen-code.api_error") => {

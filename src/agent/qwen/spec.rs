@@ -55,36 +55,36 @@ const VERSIONS: &[Version] = &[
     Version {
         since: "0.2",
         shape: "Gemini's layout: a chat is one JSON document in `tmp/<sha256>/chats/`, answers of type `qwen`; a sub-agent's run a document of its own under the parent's session id",
-        fixture: Some("0.2-json-tmp"),
+        fixtures: &["0.2-json-tmp"],
     },
     Version {
         since: "0.4",
         shape: "`projects/<cwd>/chats/<session>.jsonl`: records (`uuid`, `parentUuid`, `sessionId`, `type` user/assistant/system) with Gemini's `message` parts and `usageMetadata`; no `provenance`",
-        fixture: Some("0.4-jsonl-windows"),
+        fixtures: &["0.4-jsonl-windows"],
     },
     Version {
         since: "0.5",
         shape: "`prompt_id` `<session>########<n>`",
-        fixture: Some("0.5-jsonl"),
+        fixtures: &["0.5-jsonl"],
     },
     Version {
         since: "0.12",
         shape: "`tool_result` records (`functionResponse`, `toolCallResult`); `gitBranch`",
-        fixture: Some("0.12-jsonl-tools"),
+        fixtures: &["0.12-jsonl-tools"],
     },
     Version {
         since: "0.13",
         shape: "`contextWindowSize`; `system` `slash_command` and `at_command`",
-        fixture: Some("0.14-jsonl-windows"),
+        fixtures: &["0.14-jsonl-windows"],
     },
     Version {
         since: "0.17",
         shape: "`attribution_snapshot`; `api_error` telemetry and no answer when every call fails; `.runtime.json` beside the chat",
-        fixture: Some("0.17-jsonl-api-error"),
+        fixtures: &["0.17-jsonl-api-error"],
     },
     Version {
         since: "0.24",
         shape: "`provenance` on records (`real_user`, `assistant_output`, …)",
-        fixture: None,
+        fixtures: &[],
     },
 ];
