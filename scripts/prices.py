@@ -13,7 +13,9 @@ agent's logs is full of them. So the list of the release read first is completed
 releases: the last release of each minor series (1.109.3, 1.108.14, …) back to `--oldest`,
 newest first, tell which models were dropped in the series after each; each of those is taken
 from the last release that still had it (found among that series' releases by bisection) and
-marked with that release in its `from` field. `source` names both. The wheels' lists are kept in `--cache`
+marked with that release in its `from` field. `source` names both. Qwen's models that LiteLLM
+priced only through OpenRouter (`openrouter/qwen/qwen3.6-plus`) are kept under Alibaba's name
+(`dashscope/qwen3.6-plus`), the entry they came from in `via`. The wheels' lists are kept in `--cache`
 (`~/.cache/cursor-stream/litellm/VERSION.json`), so a second run downloads nothing.
 
 Only the models of the agents' vendors are kept (Anthropic, OpenAI, Google, Alibaba's Qwen,
@@ -147,26 +149,41 @@ def kept_models(prices):
     """The entries of `prices` that `usage` can price, by lowercase name, in our format."""
     models = {}
     for name, entry in sorted(prices.items()):
-        if not isinstance(entry, dict) or entry.get("litellm_provider") not in PROVIDERS:
-            continue
-        if entry.get("mode") not in (None, "chat", "responses", "completion"):
-            continue
-        kept = {short: entry[long] for long, short in FIELDS.items() if isinstance(entry.get(long), (int, float))}
-        # Prices by the size of the context (Qwen's): [from, to, input, output, cache read].
-        tiers = []
-        for t in entry.get("tiered_pricing") or []:
-            r = t.get("range") or []
-            if len(r) == 2 and isinstance(t.get("input_cost_per_token"), (int, float)):
-                tiers.append([r[0], r[1], t["input_cost_per_token"], t.get("output_cost_per_token", 0),
-                              t.get("cache_read_input_token_cost")])
-        if tiers:
-            kept["t"] = tiers
-            kept.setdefault("i", tiers[0][2])
-            kept.setdefault("o", tiers[0][3])
-        if "i" not in kept or "o" not in kept:
-            continue
-        models[name.lower()] = kept
+        if isinstance(entry, dict) and entry.get("litellm_provider") in PROVIDERS:
+            kept = ours(entry)
+            if kept:
+                models[name.lower()] = kept
+    # Qwen's models that LiteLLM prices only through OpenRouter (`openrouter/qwen/qwen3.6-plus`,
+    # Qwen Code's default in 2026): under Alibaba's name, the entry they came from in `via`.
+    for name, entry in sorted(prices.items()):
+        lower = name.lower()
+        own = "dashscope/" + lower.removeprefix("openrouter/qwen/")
+        if lower.startswith("openrouter/qwen/") and own not in models and isinstance(entry, dict):
+            kept = ours(entry)
+            if kept:
+                models[own] = dict(kept, via=name)
     return models
+
+
+def ours(entry):
+    """A LiteLLM entry in our format: its prices that `usage` uses, or None."""
+    if entry.get("mode") not in (None, "chat", "responses", "completion"):
+        return None
+    kept = {short: entry[long] for long, short in FIELDS.items() if isinstance(entry.get(long), (int, float))}
+    # Prices by the size of the context (Qwen's): [from, to, input, output, cache read].
+    tiers = []
+    for t in entry.get("tiered_pricing") or []:
+        r = t.get("range") or []
+        if len(r) == 2 and isinstance(t.get("input_cost_per_token"), (int, float)):
+            tiers.append([r[0], r[1], t["input_cost_per_token"], t.get("output_cost_per_token", 0),
+                          t.get("cache_read_input_token_cost")])
+    if tiers:
+        kept["t"] = tiers
+        kept.setdefault("i", tiers[0][2])
+        kept.setdefault("o", tiers[0][3])
+    if "i" not in kept or "o" not in kept:
+        return None
+    return kept
 
 
 def main():
@@ -208,7 +225,8 @@ def main():
         taken = sorted(taken, key=key)
         source += (
             f"; the models it dropped from the last release that had each"
-            f" (litellm {taken[0]}–{taken[-1]}, in the entry's `from`)"
+            f" (litellm {taken[0]}–{taken[-1]}, in the entry's `from`); Qwen's models priced"
+            f" only through OpenRouter under Alibaba's name (the entry's `via`)"
         )
     write(models, source, a.out)
 
