@@ -52,6 +52,7 @@ PROVIDERS = {
     "moonshot",
     "zai",
     "mistral",
+    "minimax",
 }
 
 FIELDS = {
