@@ -225,9 +225,8 @@ def main():
     if taken:
         taken = sorted(taken, key=key)
         source += (
-            f"; the models it dropped from the last release that had each"
-            f" (litellm {taken[0]}–{taken[-1]}, in the entry's `from`); Qwen's models priced"
-            f" only through OpenRouter under Alibaba's name (the entry's `via`)"
+            f", and the models it dropped from the last release that had each"
+            f" (litellm {taken[0]}–{taken[-1]}; each entry's from and via say which)"
         )
     write(models, source, a.out)
 
