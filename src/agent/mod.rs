@@ -29,7 +29,7 @@ pub(crate) mod store;
 pub(crate) mod tools;
 pub(crate) mod wire;
 
-pub(crate) use spec::{AnswerScope, Spec, Version, model_alias};
+pub(crate) use spec::{AnswerScope, Spec, Version, alias_in, model_alias};
 
 use std::fmt::Display;
 

@@ -30,8 +30,9 @@ pub(crate) trait Spec: Sync {
     fn versions(&self) -> &'static [Version];
 
     /// The model a name of the agent's own stands for, as the price table knows it (Cursor
-    /// names models as its menu does: `Claude 4 Sonnet`). `name` is lowercase.
-    fn model_alias(&self, _name: &str) -> Option<&'static str> {
+    /// names models as its menu does: `Claude 4 Sonnet`; Qwen Code's `coder-model`). `name`
+    /// is lowercase.
+    fn model_alias(&self, _name: &str) -> Option<String> {
         None
     }
 
@@ -98,9 +99,22 @@ impl std::fmt::Display for Agent {
     }
 }
 
-/// The model a name of some agent's own stands for (see [`Spec::model_alias`]).
-pub(crate) fn model_alias(lowercase: &str) -> Option<&'static str> {
-    Agent::ALL
-        .into_iter()
-        .find_map(|a| a.spec().model_alias(lowercase))
+/// The model a name of some agent's own stands for (see [`Spec::model_alias`]): an
+/// alias's own alias too (Cursor's `Kimi K2` is OpenCode Zen's `kimi-k2`).
+pub(crate) fn model_alias(lowercase: &str) -> Option<String> {
+    let alias = |name: &str| {
+        Agent::ALL
+            .into_iter()
+            .find_map(|a| a.spec().model_alias(name))
+    };
+    let first = alias(lowercase)?;
+    Some(alias(&first).unwrap_or(first))
+}
+
+/// A table of an agent's own names for models: the model `name` stands for.
+pub(crate) fn alias_in(table: &[(&str, &str)], name: &str) -> Option<String> {
+    table
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, m)| m.to_string())
 }

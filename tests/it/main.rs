@@ -21,6 +21,7 @@ mod jq;
 mod library;
 mod logs;
 mod normalized;
+mod prices;
 mod properties;
 mod reference;
 #[cfg(unix)]

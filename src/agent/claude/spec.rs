@@ -6,7 +6,7 @@ use super::log::ClaudeLog;
 use super::store::ClaudeStore;
 use crate::agent::event::Agent;
 use crate::agent::store::Store;
-use crate::agent::{AnswerScope, AnyDialect, Spec, StreamOrLog, Version};
+use crate::agent::{AnswerScope, AnyDialect, Spec, StreamOrLog, Version, alias_in};
 
 /// Claude Code's stream, or its session log.
 pub(crate) type Reader = StreamOrLog<Claude, ClaudeLog>;
@@ -37,6 +37,10 @@ impl Spec for ClaudeSpec {
 
     fn store(&self) -> &'static dyn Store {
         &ClaudeStore
+    }
+
+    fn model_alias(&self, name: &str) -> Option<String> {
+        alias_in(MODELS, name)
     }
 
     fn versions(&self) -> &'static [Version] {
@@ -171,4 +175,11 @@ const VERSIONS: &[Version] = &[
             "2.1.218-sdk-headless-task-reminder",
         ],
     },
+];
+
+/// Anthropic's aliases of Claude 4 that Claude Code's `--model` takes (its CHANGELOG:
+/// `--model claude-opus-4-0`).
+const MODELS: &[(&str, &str)] = &[
+    ("claude-opus-4-0", "claude-opus-4-20250514"),
+    ("claude-sonnet-4-0", "claude-sonnet-4-20250514"),
 ];

@@ -6,7 +6,7 @@ use super::rollout::Rollout;
 use super::store::CodexStore;
 use crate::agent::event::Agent;
 use crate::agent::store::Store;
-use crate::agent::{AnyDialect, Spec, StreamOrLog, Version};
+use crate::agent::{AnyDialect, Spec, StreamOrLog, Version, alias_in};
 
 /// Codex's `exec --json` stream, or its rollout.
 pub(crate) type Reader = StreamOrLog<Codex, Rollout>;
@@ -37,6 +37,10 @@ impl Spec for CodexSpec {
 
     fn store(&self) -> &'static dyn Store {
         &CodexStore
+    }
+
+    fn model_alias(&self, name: &str) -> Option<String> {
+        alias_in(MODELS, name)
     }
 
     fn versions(&self) -> &'static [Version] {
@@ -117,4 +121,11 @@ const VERSIONS: &[Version] = &[
         shape: "`token_usage_record` lines beside the token counts",
         fixtures: &[],
     },
+];
+
+/// Codex's own names for models (codex-rs/core/models.json).
+const MODELS: &[(&str, &str)] = &[
+    // gpt-5-codex-mini (ChatGPT sign-in only): no price of its own in any list; priced as
+    // gpt-5.1-codex-mini, which replaced it at its tier.
+    ("gpt-5-codex-mini", "gpt-5.1-codex-mini"),
 ];

@@ -6,7 +6,7 @@ use super::chat::Chat;
 use super::store::GeminiStore;
 use crate::agent::event::Agent;
 use crate::agent::store::Store;
-use crate::agent::{AnyDialect, Spec, StreamOrLog, Version};
+use crate::agent::{AnyDialect, Spec, StreamOrLog, Version, alias_in};
 
 /// Gemini CLI's stream, or its chat log.
 pub(crate) type Reader = StreamOrLog<Gemini, Chat>;
@@ -37,6 +37,10 @@ impl Spec for GeminiSpec {
 
     fn store(&self) -> &'static dyn Store {
         &GeminiStore
+    }
+
+    fn model_alias(&self, name: &str) -> Option<String> {
+        alias_in(MODELS, name)
     }
 
     fn versions(&self) -> &'static [Version] {
@@ -91,4 +95,11 @@ const VERSIONS: &[Version] = &[
         shape: "`$rewindTo` records; sub-agents' chats as `.jsonl`",
         fixtures: &[],
     },
+];
+
+/// Gemini CLI's own names for models (packages/core/src/config/models.ts).
+const MODELS: &[(&str, &str)] = &[
+    // SECONDARY_GEMINI_3_5_FLASH_MODEL: the name it sends for Gemini 3.5 Flash to a backend
+    // that does not know that name.
+    ("gemini-3-flash", "gemini-3.5-flash"),
 ];

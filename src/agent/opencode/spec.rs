@@ -6,7 +6,7 @@ use super::log::OpenCodeLog;
 use super::store::OpenCodeStore;
 use crate::agent::event::Agent;
 use crate::agent::store::Store;
-use crate::agent::{AnyDialect, Spec, StreamOrLog, Version};
+use crate::agent::{AnyDialect, Spec, StreamOrLog, Version, alias_in};
 
 /// OpenCode's `run --format json` stream, or its sessions as lines.
 pub(crate) type Reader = StreamOrLog<OpenCode, OpenCodeLog>;
@@ -37,6 +37,10 @@ impl Spec for OpenCodeSpec {
 
     fn store(&self) -> &'static dyn Store {
         &OpenCodeStore
+    }
+
+    fn model_alias(&self, name: &str) -> Option<String> {
+        alias_in(MODELS, name)
     }
 
     fn versions(&self) -> &'static [Version] {
@@ -72,4 +76,12 @@ const VERSIONS: &[Version] = &[
         shape: "session token and cost columns; `session_message`, `event` tables; `tokens.total`",
         fixtures: &["1.17-sqlite"],
     },
+];
+
+/// OpenCode Zen's ids for vendors' models (OpenCode's docs, zen: "Grok Code Fast 1",
+/// "Kimi K2", "Gemini 3 Pro").
+const MODELS: &[(&str, &str)] = &[
+    ("grok-code", "xai/grok-code-fast-1"),
+    ("kimi-k2", "moonshot/kimi-k2-0905-preview"),
+    ("gemini-3-pro", "gemini-3-pro-preview"),
 ];

@@ -7,7 +7,7 @@ use super::store::QwenStore;
 use crate::agent::claude::Claude;
 use crate::agent::event::Agent;
 use crate::agent::store::Store;
-use crate::agent::{AnswerScope, AnyDialect, Spec, StreamOrLog, Version};
+use crate::agent::{AnswerScope, AnyDialect, Spec, StreamOrLog, Version, alias_in};
 
 /// Qwen Code's stream (Claude's format), or its chat log.
 pub(crate) type Reader = StreamOrLog<Claude, QwenLog>;
@@ -38,6 +38,10 @@ impl Spec for QwenSpec {
 
     fn store(&self) -> &'static dyn Store {
         &QwenStore
+    }
+
+    fn model_alias(&self, name: &str) -> Option<String> {
+        alias_in(MODELS, name)
     }
 
     fn versions(&self) -> &'static [Version] {
@@ -87,4 +91,13 @@ const VERSIONS: &[Version] = &[
         shape: "`provenance` on records (`real_user`, `assistant_output`, …)",
         fixtures: &[],
     },
+];
+
+/// Qwen Code's own names for models (packages/core/src/models/constants.ts,
+/// `QWEN_OAUTH_MODELS`). `coder-model` has been qwen3-coder-plus (2025), Qwen 3.5 Plus,
+/// Qwen 3.6 Plus (0.14) and Qwen 3.7 Max (today's description): priced as the newest.
+const MODELS: &[(&str, &str)] = &[
+    ("coder-model", "dashscope/qwen3.7-max"),
+    // "The latest Qwen Vision model … (version: qwen3-vl-plus-2025-09-23)".
+    ("vision-model", "dashscope/qwen3-vl-plus"),
 ];

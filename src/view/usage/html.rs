@@ -66,7 +66,11 @@ pub(crate) fn page(opts: &UsageOptions, rows: &Rows) -> String {
         }
     );
     esc(&mut out, &opts.prices.source);
-    out.push_str(".</p>\n");
+    out.push('.');
+    if rows.priced && !rows.chart_cost() {
+        out.push_str(" The chart shows tokens: some models have no price (their cost is blank).");
+    }
+    out.push_str("</p>\n");
     if matches!(
         opts.report,
         Report::Daily | Report::Weekly | Report::Monthly
@@ -79,10 +83,12 @@ pub(crate) fn page(opts: &UsageOptions, rows: &Rows) -> String {
 }
 
 /// The stacked bars: a bar per period, a segment per agent and model (its cost, or its
-/// tokens where no price is known), with a legend.
+/// tokens where some model has no price: a segment of no cost would not be drawn), with a
+/// legend.
 fn chart(out: &mut String, rows: &Rows) {
+    let cost = rows.chart_cost();
     let value = |s: &super::Sums| {
-        if rows.priced {
+        if cost {
             s.cost.unwrap_or(0.0)
         } else {
             s.total() as f64
@@ -128,11 +134,11 @@ fn chart(out: &mut String, rows: &Rows) {
         out,
         "<svg viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"usage per period\">"
     );
-    let unit = if rows.priced { "$" } else { "" };
+    let unit = if cost { "$" } else { "" };
     let _ = write!(
         out,
         "<text x=\"0\" y=\"12\">{unit}{}</text>",
-        if rows.priced {
+        if cost {
             format!("{max:.2}")
         } else {
             words::thousands(max as u64)
@@ -156,7 +162,7 @@ fn chart(out: &mut String, rows: &Rows) {
             let _ = write!(
                 out,
                 ": {}</title></rect>",
-                if rows.priced {
+                if cost {
                     format!("${v:.2}")
                 } else {
                     words::thousands(v as u64)
@@ -250,4 +256,26 @@ fn table(out: &mut String, opts: &UsageOptions, rows: &Rows) {
     }
     row_html("Total", "", "", &rows.total, " class=\"total\"");
     out.push_str("</tbody></table>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model with no price is drawn (B19): where one is, the segments are tokens, not a
+    /// cost of nothing.
+    #[test]
+    fn a_model_with_no_price_is_drawn_beside_a_priced_one() {
+        let rows = super::super::a_priced_day_and_an_unpriced_one();
+        let mut out = String::new();
+        chart(&mut out, &rows);
+        assert_eq!(out.matches("class=\"seg\"").count(), 2, "{out}");
+        assert!(out.contains("mystery-model-9: 2,000</title>"), "{out}");
+        // All priced: the segments are costs.
+        let mut priced = super::super::a_priced_day_and_an_unpriced_one();
+        priced.rows.truncate(1);
+        let mut out = String::new();
+        chart(&mut out, &priced);
+        assert!(out.contains("claude-sonnet-4-5: $1.00</title>"), "{out}");
+    }
 }

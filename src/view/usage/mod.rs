@@ -287,8 +287,18 @@ fn file_time(file: &str) -> Option<i64> {
 pub(crate) struct Rows {
     pub rows: Vec<Row>,
     pub total: Sums,
-    /// Whether any cost is known (else the bars show tokens).
+    /// Whether any cost is known.
     pub priced: bool,
+}
+
+impl Rows {
+    /// Whether the bars show cost: every row's cost is known in full. Where some model has
+    /// no price they show tokens, which every row has, so that no row is drawn as nothing.
+    pub(crate) fn chart_cost(&self) -> bool {
+        self.rows
+            .iter()
+            .all(|r| r.sums.cost.is_some() && !r.sums.unpriced)
+    }
 }
 
 /// One row: a period (or session, run, nothing) × agent × model.
@@ -590,4 +600,34 @@ pub(crate) fn by_agent(rows: &[Row]) -> Vec<(Key, Agent, Vec<Arc<str>>, Sums)> {
         }
     }
     out
+}
+
+/// Two days of the report: the first of a priced model, the second of a model with no price
+/// (the charts' tests).
+#[cfg(test)]
+pub(crate) fn a_priced_day_and_an_unpriced_one() -> Rows {
+    let day = |date: &str, model: &str, tokens: u64, cost: Option<f64>| Row {
+        key: Key::Period(date.to_string()),
+        agent: Agent::Claude,
+        model: Some(Arc::from(model)),
+        sums: Sums {
+            input: tokens,
+            cost,
+            unpriced: cost.is_none(),
+            ..Sums::default()
+        },
+    };
+    Rows {
+        rows: vec![
+            day("2026-11-20", "claude-sonnet-4-5", 1000, Some(1.0)),
+            day("2026-11-21", "mystery-model-9", 2000, None),
+        ],
+        total: Sums {
+            input: 3000,
+            cost: Some(1.0),
+            unpriced: true,
+            ..Sums::default()
+        },
+        priced: true,
+    }
 }
