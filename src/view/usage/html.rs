@@ -204,7 +204,7 @@ impl Svg {
             esc(out, &series[s]);
             let _ = write!(out, ": {}</title></rect>", amount(v));
         }
-        if i % self.every == 0 {
+        if i.is_multiple_of(self.every) {
             let at = SVG_H - SVG_BOTTOM + 14.0;
             let _ = write!(
                 out,
