@@ -9,6 +9,18 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::agent::event::Agent;
 use crate::view::filter::EventFilter;
 
+/// `--version`: the version, and where the prices `usage` uses come from.
+fn long_version() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        format!(
+            "{}\nprices built in: {}",
+            env!("CARGO_PKG_VERSION"),
+            crate::view::usage::builtin_source()
+        )
+    })
+}
+
 const AFTER_HELP: &str = "\
 Agents read (told apart automatically, or named with --agent):
   cursor    agent -p … --output-format stream-json [--stream-partial-output]
@@ -39,7 +51,7 @@ Exit status:
 /// Qwen Code, OpenCode) and show what you need: the answer, live and exactly once; the tool
 /// calls; the final result with an honest exit status.
 #[derive(Debug, Parser)]
-#[command(name = "cursor-stream", version, after_help = AFTER_HELP, max_term_width = 100)]
+#[command(name = "cursor-stream", version, long_version = long_version(), after_help = AFTER_HELP, max_term_width = 100)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -520,6 +532,8 @@ pub(crate) struct StatsArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("files", |a| a.help(EVERY_STORE_FILES)))]
+#[command(mut_arg("since", |a| a.help(USAGE_SINCE)))]
 pub(crate) struct UsageArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -565,7 +579,18 @@ pub(crate) enum CostChoice {
     Reported,
 }
 
+/// `usage`'s and `sessions`' files: with none, they read every agent's logs, not stdin
+/// (a stream is read with `-`).
+const EVERY_STORE_FILES: &str = "Files to read, in order: agents' streams, their session logs \
+(`.jsonl`, `.jsonl.zst`, OpenCode's `.db`), or a session's id (or its unique start); `-` \
+reads stdin. With no file and no --from, every agent's session logs are read";
+
+/// `usage`'s `--since`, read in its `--timezone`.
+const USAGE_SINCE: &str = "Only sessions active since WHEN: a time ago (2d, 12h, 1w), a day \
+(2026-11-20) or a moment (2026-11-20T14:00), in --timezone (by default the local one)";
+
 #[derive(Debug, Args)]
+#[command(mut_arg("files", |a| a.help(EVERY_STORE_FILES)))]
 pub(crate) struct SessionsArgs {
     #[command(flatten)]
     pub input: InputArgs,

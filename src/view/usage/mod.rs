@@ -13,6 +13,8 @@
 
 pub(crate) mod html;
 pub(crate) mod prices;
+
+pub(crate) use prices::builtin_source;
 pub(crate) mod table;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
