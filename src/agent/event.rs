@@ -432,6 +432,29 @@ impl ToolKind {
             ToolKind::Other => "other",
         }
     }
+
+    /// What the call does, in the few words every tool record carries as its `kind`
+    /// (`tools --json`, `events --normalized`, the transcript): `shell`, `read`, `edit`,
+    /// `write`, `search`, `web`, `task`, `todo`, `mcp` or `other`. Coarser than
+    /// [`name`](ToolKind::name), so that one call reads the same whichever of its agent's
+    /// records it was read from (Codex's rollout names a command `exec_command`, its stream
+    /// `command_execution`: both `shell`), and a program needs no agent's tool list.
+    pub fn coarse_name(self) -> &'static str {
+        match self {
+            ToolKind::Shell => "shell",
+            ToolKind::Read => "read",
+            // Removing a file changes the tree as an edit does (Codex's patches delete too).
+            ToolKind::Edit | ToolKind::Delete => "edit",
+            ToolKind::Write => "write",
+            // Finding what is where: by content, by name, by listing, by meaning.
+            ToolKind::Grep | ToolKind::Glob | ToolKind::List | ToolKind::CodeSearch => "search",
+            ToolKind::Fetch | ToolKind::WebSearch => "web",
+            ToolKind::Mcp => "mcp",
+            ToolKind::Task => "task",
+            ToolKind::Todo => "todo",
+            ToolKind::Other => "other",
+        }
+    }
 }
 
 /// What a tool call did, in the terms the human views show. Every field is optional:
