@@ -227,6 +227,76 @@ fn every_call_says_what_it_does_in_one_vocabulary() {
     assert_eq!(kind("gemini", "save_memory"), "other");
 }
 
+/// The kind of every call in the session logs of every version in `tests/fixtures/history`,
+/// by agent and tool.
+fn kinds_in_the_history() -> std::collections::BTreeMap<(String, String), String> {
+    let history = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/history");
+    let mut kinds = std::collections::BTreeMap::new();
+    for agent in std::fs::read_dir(&history)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+    {
+        let Ok(shapes) = std::fs::read_dir(&agent) else {
+            continue;
+        };
+        for home in shapes.map(|e| e.unwrap().path().join("home")) {
+            if !home.is_dir() {
+                continue;
+            }
+            let mut cmd = StdCommand::new(BIN);
+            crate::home::in_home(&mut cmd, &home).args(["-q", "tools", "--json", "--from", "all"]);
+            let out = cmd.output().unwrap();
+            for line in String::from_utf8(out.stdout).unwrap().lines() {
+                let call: Value = serde_json::from_str(line).unwrap();
+                let key = (
+                    call["agent"].as_str().unwrap().to_string(),
+                    call["tool"].as_str().unwrap().to_string(),
+                );
+                kinds.insert(key, call["kind"].as_str().unwrap_or("").to_string());
+            }
+        }
+    }
+    kinds
+}
+
+#[test]
+fn the_tools_of_every_version_have_their_kind() {
+    let kinds = kinds_in_the_history();
+    let expected = [
+        // Codex's shell tool since 0.1xx, and its input to a command still running.
+        ("codex", "shell_command", "shell"),
+        ("codex", "write_stdin", "shell"),
+        ("codex", "read_mcp_resource", "mcp"),
+        ("codex", "list_mcp_resources", "mcp"),
+        ("codex", "update_plan", "todo"),
+        // Cursor's transcripts name the model's functions.
+        ("cursor", "ApplyPatch", "edit"),
+        ("cursor", "StrReplace", "edit"),
+        ("cursor", "ReadFile", "read"),
+        ("cursor", "Delete", "edit"),
+        ("cursor", "CallMcpTool", "mcp"),
+        ("cursor", "GetMcpTools", "mcp"),
+        // Claude Code 2.1's task list is its to-do list.
+        ("claude", "TaskCreate", "todo"),
+        ("claude", "TaskUpdate", "todo"),
+        ("claude", "TaskGet", "todo"),
+        ("claude", "LS", "search"),
+        ("gemini", "list_directory", "search"),
+        ("opencode", "todowrite", "todo"),
+    ];
+    for (agent, tool, kind) in expected {
+        let key = (agent.to_string(), tool.to_string());
+        assert_eq!(
+            kinds.get(&key).map(String::as_str),
+            Some(kind),
+            "{agent} {tool}"
+        );
+    }
+    for ((agent, tool), kind) in &kinds {
+        assert!(KINDS.contains(&kind.as_str()), "{agent} {tool}: {kind:?}");
+    }
+}
+
 #[test]
 fn tools_json_covers_pending_unstarted_and_duplicate_calls() {
     let calls = json_calls(&[], "tools-edge.ndjson");
