@@ -791,3 +791,68 @@ fn a_run_of_countless_small_events_keeps_memory_bounded() {
         .expect("no peak memory report");
     assert!(peak < 24 * 1024, "{peak} KiB");
 }
+
+/// The session log a recorded run's store holds (`tests/fixtures/recorded/…/<run>.store/`).
+fn store_log(agent: &str, run: &str) -> PathBuf {
+    let recorded = root().join("tests/fixtures/recorded").join(agent);
+    let version = std::fs::read_dir(&recorded)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut dirs = vec![version.join(format!("{run}.store"))];
+    while let Some(dir) = dirs.pop() {
+        for path in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
+            let name = path.file_name().unwrap().to_str().unwrap();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if name == "opencode.db"
+                || (name.ends_with(".jsonl") && name != "usage_record.jsonl")
+            {
+                return path;
+            }
+        }
+    }
+    panic!("no session log for {agent} {run}")
+}
+
+/// A recorded run's stream, beside its store.
+fn stream_of(agent: &str, run: &str) -> PathBuf {
+    let log = store_log(agent, run);
+    let store = log
+        .ancestors()
+        .find(|p| p.to_string_lossy().ends_with(".store"))
+        .unwrap();
+    store.with_file_name(format!("{run}.stdout"))
+}
+
+#[test]
+fn a_call_says_what_it_does_alike_in_a_store_and_its_stream() {
+    // Codex names one command `exec_command` in its rollout, `command_execution` in its
+    // stream: each keeps its name, both read as a shell command.
+    for (input, tool) in [
+        (store_log("codex", "tool"), "exec_command"),
+        (stream_of("codex", "tool"), "command_execution"),
+    ] {
+        let (_, md, _) = cursor_stream(&["transcript"], std::slice::from_ref(&input));
+        assert!(
+            md.contains(&format!("✅ <b>{tool}</b> (shell) <code>")),
+            "{md}"
+        );
+        let (_, page, _) = cursor_stream(&["transcript", "--html"], &[input]);
+        assert!(
+            page.contains(&format!("data-tool=\"{tool}\" data-kind=\"shell\"")),
+            "{page}"
+        );
+        assert!(page.contains(&format!(
+            "<b class=\"tool\">{tool}</b> <span class=\"kind\">shell</span>"
+        )));
+    }
+    // A name that says it already is not repeated.
+    let (_, md, _) = cursor_stream(&["transcript"], &[root().join("examples/session.ndjson")]);
+    assert!(
+        md.contains("<b>shell</b> <code>") && !md.contains("(shell)"),
+        "{md}"
+    );
+}

@@ -80,8 +80,8 @@ pub(crate) fn cut_words(cut: Cut) -> String {
     )
 }
 
-/// The call's one line, as HTML for `<summary>`: mark, tool, main argument, outcome,
-/// duration.
+/// The call's one line, as HTML for `<summary>`: mark, tool and what it does, main
+/// argument, outcome, duration.
 fn summary_html(out: &mut String, run: &Run, call: &Call) {
     out.push_str(mark(call.status.class));
     out.push(' ');
@@ -91,6 +91,9 @@ fn summary_html(out: &mut String, run: &Run, call: &Call) {
     out.push_str("<b>");
     escape::html(out, &call.tool);
     out.push_str("</b>");
+    if let Some(kind) = call.kind_shown() {
+        let _ = write!(out, " ({kind})");
+    }
     let target = short_target(run, call);
     if !target.is_empty() {
         out.push_str(" <code>");

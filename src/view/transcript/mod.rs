@@ -200,6 +200,18 @@ impl Call {
     pub(crate) fn duration_ms(&self) -> Option<u64> {
         self.ended_ms?.checked_sub(self.at_ms?)
     }
+
+    /// What the call does (`shell`, `search`, …), as every tool record says it.
+    pub(crate) fn kind_word(&self) -> &'static str {
+        self.kind.coarse_name()
+    }
+
+    /// The kind to show beside the tool's name: none when the name says it already
+    /// (Cursor's `shell`), so that a line reads `Bash (shell)` but not `shell (shell)`.
+    pub(crate) fn kind_shown(&self) -> Option<&'static str> {
+        let kind = self.kind_word();
+        (!self.tool.eq_ignore_ascii_case(kind)).then_some(kind)
+    }
 }
 
 pub(crate) struct End {
