@@ -856,3 +856,228 @@ fn a_call_says_what_it_does_alike_in_a_store_and_its_stream() {
         "{md}"
     );
 }
+
+/// The sections of a transcript, one per run, each from its heading on.
+fn sections(doc: &str, html: bool) -> Vec<&str> {
+    let heading = if html {
+        "<section class=\"run\""
+    } else {
+        "\n## "
+    };
+    doc.split(heading)
+        .skip(1)
+        .filter(|s| html || !s.ends_with(" runs\n") && s.contains(" Run "))
+        .collect()
+}
+
+#[test]
+fn every_session_log_opens_each_run_with_its_prompt() {
+    // Each recorded prompt reads `<text> SCEN_<NAME> RUN=<agent>-<run> WORKDIR=<dir>`.
+    for agent in ["claude", "codex", "gemini", "qwen", "opencode"] {
+        for (run, prompts) in [
+            ("tool", &["tool"][..]),
+            ("resume.2", &["resume.1", "resume.2"]),
+        ] {
+            let log = store_log(agent, run);
+            for html in [false, true] {
+                let args: &[&str] = if html {
+                    &["transcript", "--html"]
+                } else {
+                    &["transcript"]
+                };
+                let (_, doc, _) = cursor_stream(args, std::slice::from_ref(&log));
+                let doc = format!("\n{doc}");
+                let runs = sections(&doc, html);
+                assert_eq!(runs.len(), prompts.len(), "{agent} {run}: {doc}");
+                for (section, prompt) in runs.iter().zip(prompts) {
+                    let words = format!("RUN={agent}-{prompt} WORKDIR=");
+                    let at = section.find(&words).unwrap_or_else(|| {
+                        panic!("{agent} {run} (html: {html}): no prompt {words} in {section}")
+                    });
+                    // Before what the agent did: its answer, its calls.
+                    for then in [
+                        "Hello from",
+                        "Resuming with",
+                        "I will run",
+                        "<details",
+                        "<li",
+                    ] {
+                        if let Some(later) = section.find(then) {
+                            assert!(at < later, "{agent} {run}: the prompt after {then}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The Markdown and the page of the sessions of a fake HOME (`tests/fixtures/history`).
+fn transcripts_of_home(shape: &str) -> (String, String) {
+    let home = root()
+        .join("tests/fixtures/history")
+        .join(shape)
+        .join("home");
+    let run = |html: bool| {
+        let mut cmd = Command::new(BIN);
+        crate::home::in_home(&mut cmd, &home).args(["-q", "transcript", "--full", "--from", "all"]);
+        if html {
+            cmd.arg("--html");
+        }
+        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+    };
+    (run(false), run(true))
+}
+
+#[test]
+fn a_prompt_is_the_users_words_without_what_the_agent_wrapped_them_in() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        // A slash command, as the user typed it.
+        (
+            "claude/1.0.108-inline-sidechain",
+            "/orchestrator @CLAUDE.md を最新の状態にアップデートしてください",
+            &["command-message", "command-name", "is running…"],
+        ),
+        // The file the IDE had open is not what the user said.
+        (
+            "claude/2.0.74-queue-operation",
+            "create me a .github/CODEOWNERS",
+            &["ide_opened_file", "The user opened the file"],
+        ),
+        // A command run in Claude Code's bash mode.
+        (
+            "claude/1.0.51-hook-system-lines",
+            "!uv run ty check",
+            &["bash-input"],
+        ),
+        // Codex's IDE extension puts its context before the request.
+        (
+            "codex/0.40-vscode-aborted",
+            "Why do we need stats for the team?",
+            &[
+                "Context from my IDE setup",
+                "My request for Codex",
+                "Open tabs",
+            ],
+        ),
+        // Cursor's transcripts wrap the query and its time.
+        (
+            "cursor/2026.04-nested-jsonl",
+            "GREETINGS, AGENT -- ARISE",
+            &["user_query", "<timestamp>"],
+        ),
+    ];
+    for (shape, words, wrappers) in cases {
+        let (md, page) = transcripts_of_home(shape);
+        assert!(md.contains("Prompt"), "{shape}: no prompt in {md}");
+        for (what, doc) in [("markdown", &md), ("page", &page)] {
+            assert!(doc.contains(words), "{shape} {what}: no {words:?} in {doc}");
+            for wrapper in *wrappers {
+                assert!(
+                    !doc.contains(wrapper),
+                    "{shape} {what}: {wrapper:?} in {doc}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_long_prompt_is_folded_and_a_short_one_is_not() {
+    // "Implement the following plan:" and the whole plan: folded, its first line the title.
+    let (md, page) = transcripts_of_home("claude/2.1.41-agent-progress");
+    let long = "<details><summary>💬 <b>Prompt</b> · Implement the following plan:";
+    assert!(md.contains(long), "{md}");
+    assert!(
+        page.contains(
+            "<details class=\"prompt\"><summary><b>Prompt</b> · Implement the following plan:"
+        ),
+        "{page}"
+    );
+    // The short ones after it are quoted whole.
+    assert!(
+        md.contains("**💬 Prompt**\n\n> no dont implement the plan, write the plan we discussed to IMPLEMENTATION_PLAN.md\n"),
+        "{md}"
+    );
+    assert!(page.contains("<blockquote class=\"prompt\">"), "{page}");
+}
+
+#[test]
+fn a_hostile_prompt_stays_text() {
+    // A recorded Claude log whose prompt is the hostile fixture's payloads.
+    let hostile = std::fs::read_to_string(hostile()).unwrap();
+    let thinking: serde_json::Value = serde_json::from_str(
+        hostile
+            .lines()
+            .find(|l| l.contains("\"thinking\""))
+            .unwrap(),
+    )
+    .unwrap();
+    let payload = thinking["text"].as_str().unwrap();
+    let log = std::fs::read_to_string(store_log("claude", "plain")).unwrap();
+    let prompt =
+        "Say hello. SCEN_PLAIN RUN=claude-plain WORKDIR=/tmp/cs-e2e/pinned/claude/plain/proj";
+    let json_prompt = serde_json::to_string(prompt).unwrap();
+    let json_payload = serde_json::to_string(payload).unwrap();
+    let log = log.replace(&json_prompt, &json_payload);
+    assert!(log.contains("data-pwned"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir
+        .path()
+        .join("73ff66c6-0a22-4cf9-9ad4-f52200ae212f.jsonl");
+    std::fs::write(&file, log).unwrap();
+
+    let (_, md, _) = cursor_stream(&["transcript"], std::slice::from_ref(&file));
+    no_terminal_controls("markdown", &md);
+    let rendered = render_markdown(&md);
+    let found: Vec<String> = dangers(&rendered, 0, 0)
+        .into_iter()
+        .filter(|d| d != "<img src=\"https://evil.example/pixel.png\" alt=\"tracker\" />")
+        .collect();
+    assert!(found.is_empty(), "rendered Markdown has {found:#?}");
+    let (_, page, _) = cursor_stream(&["transcript", "--html"], &[file]);
+    no_terminal_controls("page", &page);
+    let found = dangers(&page, 1, 1);
+    assert!(found.is_empty(), "the page has {found:#?}");
+    for text in PAYLOAD_TEXTS {
+        assert!(md.contains(text), "{text} missing from the Markdown");
+        assert!(page.contains(text), "{text} missing from the page");
+    }
+}
+
+#[test]
+fn a_prompt_leaves_out_the_files_its_at_mentions_added() {
+    // Qwen Code 0.14's words and the files they name, in a log Qwen Code 0.24 wrote (the
+    // older log is read as Qwen's elsewhere, issue 36 item 1): as Gemini CLI, it adds the
+    // files after the words.
+    let old = root().join("tests/fixtures/history/qwen/0.14-jsonl-windows/home");
+    let old = crate::home::files_under(&old)
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .unwrap();
+    let old = std::fs::read_to_string(old).unwrap();
+    let with_files: serde_json::Value = serde_json::from_str(
+        old.lines()
+            .find(|l| l.contains("Content from referenced files"))
+            .unwrap(),
+    )
+    .unwrap();
+    let parts = serde_json::to_string(&with_files["message"]["parts"]).unwrap();
+    let log = store_log("qwen", "plain");
+    let recorded = std::fs::read_to_string(&log).unwrap();
+    let words = r#"[{"text":"Say hello. SCEN_PLAIN RUN=qwen-plain WORKDIR=/tmp/cs-e2e/pinned/qwen/plain/proj"}]"#;
+    assert!(recorded.contains(words));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(log.file_name().unwrap());
+    std::fs::write(&file, recorded.replace(words, &parts)).unwrap();
+    for args in [&["transcript"][..], &["transcript", "--html"]] {
+        let (_, doc, _) = cursor_stream(args, std::slice::from_ref(&file));
+        assert!(
+            doc.contains("cái này có dùng dc agent skill ko ??"),
+            "{doc}"
+        );
+        for added in ["Content from referenced files", "Showing up"] {
+            assert!(!doc.contains(added), "{added:?} in {doc}");
+        }
+    }
+}

@@ -285,7 +285,7 @@ impl ClaudeLog {
         let info = RunInfo {
             session_id: msg.session_id.as_deref().map(str::to_owned),
             cwd: msg.cwd.as_deref().map(str::to_owned),
-            prompt: Some(prompt),
+            prompt: wire::users_words(&prompt),
             started_ms: at_ms,
             ..RunInfo::new(Agent::Claude)
         };

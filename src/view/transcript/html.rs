@@ -2,11 +2,12 @@
 //! Content-Security-Policy that lets nothing else run or load (no network, whatever an
 //! escaping bug let through), light and dark, printable, usable with a keyboard.
 //!
-//! Per run: a header with the run's figures, a timeline (see `timeline`), then what
-//! happened in order — the answer rendered from Markdown (`answer::html`), each tool call
-//! a `<details>` with its arguments and output, reasoning folded, notices. Model and tool
-//! text only ever lands in element content and quoted attribute values, escaped; styles
-//! carry only numbers this module computes.
+//! Per run: a header with the run's figures, the prompt (folded when long), a timeline
+//! (see `timeline`), then what happened in order — the answer rendered from Markdown
+//! (`answer::html`, as the prompt is), each tool call a `<details>` with its arguments and
+//! output, reasoning folded, notices. User, model and tool text only ever lands in element
+//! content and quoted attribute values, escaped; styles carry only numbers this module
+//! computes.
 
 use std::fmt::Write as _;
 
@@ -332,6 +333,28 @@ fn meta(out: &mut String, run: &Run) {
     out.push_str("</p>\n");
 }
 
+/// What the user asked, in their words, rendered as the answer is; a long prompt folded
+/// under its first line.
+fn prompt(out: &mut String, run: &Run) {
+    let Some(prompt) = &run.prompt else { return };
+    if prompt.long() {
+        out.push_str("<details class=\"prompt\"><summary><b>Prompt</b> · ");
+        esc(out, &escape::one_line(&prompt.title()));
+        let _ = write!(
+            out,
+            " <span class=\"muted\">· {}</span></summary><blockquote class=\"md\">",
+            escape::size(prompt.text.len() + prompt.cut)
+        );
+        answer::html(&prompt.text, out);
+        phase_cut(out, prompt.cut);
+        out.push_str("</blockquote></details>\n");
+    } else {
+        out.push_str("<blockquote class=\"prompt\"><p class=\"who\"><b>Prompt</b></p>");
+        answer::html(&prompt.text, out);
+        out.push_str("</blockquote>\n");
+    }
+}
+
 /// A note saying how the run failed, or that it has not ended; nothing for a success.
 fn end_note(out: &mut String, run: &Run) {
     match run.end.as_ref().map(|e| &e.outcome) {
@@ -406,6 +429,7 @@ impl Render for Html {
         );
         heading(out, run);
         meta(out, run);
+        prompt(out, run);
         end_note(out, run);
         if detail >= Detail::Calls {
             timeline_html(out, run, &timeline::layout(run));
