@@ -123,6 +123,11 @@ impl Wants {
     pub const FINAL: Wants = Wants(1 << 6);
     /// [`Event::Billed`]: each model call's tokens, as a session log records them.
     pub const BILLED: Wants = Wants(1 << 8);
+    /// The prompt of a stream that echoes it on a line after its run's start (Cursor,
+    /// Gemini CLI, Codex before 0.44, Claude Code with `--replay-user-messages`): then in
+    /// the run's [`RunInfo::prompt`] from that line on. A session log's comes with its run
+    /// start whatever is asked.
+    pub const PROMPT: Wants = Wants(1 << 9);
     /// Everything, including what may be added later.
     pub const ALL: Wants = Wants(u16::MAX);
 

@@ -1081,3 +1081,62 @@ fn a_prompt_leaves_out_the_files_its_at_mentions_added() {
         }
     }
 }
+
+#[test]
+fn a_stream_that_says_its_prompt_opens_its_run_with_it() {
+    // Claude Code with `--replay-user-messages` echoes the prompt after its init, marked
+    // `isReplay`; the other user lines of its stream (tool results, a local command's
+    // output) are not the prompt.
+    let recorded = std::fs::read_to_string(stream_of("claude", "tool")).unwrap();
+    let (init, rest) = recorded.split_once('\n').unwrap();
+    let replay = r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"<ide_opened_file>The user opened the file a.rs in the IDE.</ide_opened_file>"},{"type":"text","text":"Run echo hi, replayed."}]},"parent_tool_use_id":null,"session_id":"715f7aac-5a00-4e0b-8f37-be03d9c6249e","uuid":"u-1","isReplay":true}"#;
+    let local = r#"{"type":"user","message":{"role":"user","content":"<local-command-stdout>Set model to haiku</local-command-stdout>"},"parent_tool_use_id":null,"session_id":"715f7aac-5a00-4e0b-8f37-be03d9c6249e","uuid":"u-0","isReplay":true}"#;
+    let dir = tempfile::tempdir().unwrap();
+    let claude = dir.path().join("claude.ndjson");
+    std::fs::write(&claude, format!("{init}\n{local}\n{replay}\n{rest}")).unwrap();
+    let cases = [
+        // Cursor's stream echoes it on its second line.
+        (
+            root().join("examples/session.ndjson"),
+            "Add a --shout flag to the greeter and run the tests.",
+        ),
+        // Gemini CLI's, as a user message.
+        (
+            stream_of("gemini", "tool"),
+            "Run echo hi. SCEN_TOOL RUN=gemini-tool WORKDIR=",
+        ),
+        // Codex's before 0.44, on a line of its own.
+        (
+            root().join("tests/fixtures/agents/codex/legacy.ndjson"),
+            "Run the tests and tell me why the failing one fails.",
+        ),
+        (claude, "Run echo hi, replayed."),
+    ];
+    for (input, words) in cases {
+        for html in [false, true] {
+            let args: &[&str] = if html {
+                &["transcript", "--html"]
+            } else {
+                &["transcript"]
+            };
+            let (_, doc, _) = cursor_stream(args, std::slice::from_ref(&input));
+            let doc = format!("\n{doc}");
+            let runs = sections(&doc, html);
+            let at = runs[0].find(words).unwrap_or_else(|| {
+                panic!(
+                    "{} (html: {html}): no prompt {words:?} in {doc}",
+                    input.display()
+                )
+            });
+            assert!(runs[0][..at].contains("Prompt"), "{doc}");
+            for then in ["<details", "<li"] {
+                if let Some(later) = runs[0].find(then) {
+                    assert!(at < later, "{}: the prompt after {then}", input.display());
+                }
+            }
+            for wrapped in ["ide_opened_file", "Set model to haiku"] {
+                assert!(!doc.contains(wrapped), "{wrapped} in {doc}");
+            }
+        }
+    }
+}

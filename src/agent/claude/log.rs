@@ -537,6 +537,10 @@ impl<S: Sink> Sink for Tap<'_, S> {
         self.sink.model_seen(model)
     }
 
+    fn prompt_seen(&mut self, prompt: &str) {
+        self.sink.prompt_seen(prompt)
+    }
+
     fn event(&mut self, ev: Event<'_>) -> anyhow::Result<()> {
         match ev {
             Event::Text(text) if !self.nested => {

@@ -445,6 +445,9 @@ pub(super) struct Message<'a> {
     /// The CLI's own assistant message for a failed model call (`API Error: …`).
     #[serde(default, rename = "isApiErrorMessage")]
     pub is_api_error: Flag,
+    /// A stream's echo of a message the user sent (`--replay-user-messages`).
+    #[serde(default, rename = "isReplay")]
+    pub is_replay: Flag,
     /// A session log's sub-agent's messages: whose they are.
     #[serde(borrow, default, rename = "agentId")]
     pub agent_id: MaybeStr<'a>,

@@ -807,6 +807,7 @@ impl View for TranscriptView {
             | Wants::TOOL_RAW
             | Wants::TOOL_DETAILS
             | Wants::NOTICES
+            | Wants::PROMPT
     }
 
     fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
