@@ -55,6 +55,11 @@ impl Wants {
     pub const FINAL: Wants = Wants(1 << 6);
     /// [`Event::Billed`]: each model call's tokens, as a session log records them.
     pub const BILLED: Wants = Wants(1 << 8);
+    /// The prompt of a stream that echoes it on a line after its run's start (Cursor,
+    /// Gemini CLI, Codex before 0.44, Claude Code with `--replay-user-messages`): then in
+    /// the run's [`RunInfo::prompt`] from that line on. A session log's comes with its run
+    /// start whatever is asked.
+    pub const PROMPT: Wants = Wants(1 << 9);
     /// Everything, including what may be added later.
     pub const ALL: Wants = Wants(u16::MAX);
 
@@ -358,6 +363,29 @@ impl ToolKind {
             ToolKind::Fetch => "fetch",
             ToolKind::WebSearch => "web_search",
             ToolKind::CodeSearch => "code_search",
+            ToolKind::Mcp => "mcp",
+            ToolKind::Task => "task",
+            ToolKind::Todo => "todo",
+            ToolKind::Other => "other",
+        }
+    }
+
+    /// What the call does, in the few words every tool record carries as its `kind`
+    /// (`tools --json`, `events --normalized`, the transcript): `shell`, `read`, `edit`,
+    /// `write`, `search`, `web`, `task`, `todo`, `mcp` or `other`. Coarser than
+    /// [`name`](ToolKind::name), so that one call reads the same whichever of its agent's
+    /// records it was read from (Codex's rollout names a command `exec_command`, its stream
+    /// `command_execution`: both `shell`), and a program needs no agent's tool list.
+    pub fn coarse_name(self) -> &'static str {
+        match self {
+            ToolKind::Shell => "shell",
+            ToolKind::Read => "read",
+            // Removing a file changes the tree as an edit does (Codex's patches delete too).
+            ToolKind::Edit | ToolKind::Delete => "edit",
+            ToolKind::Write => "write",
+            // Finding what is where: by content, by name, by listing, by meaning.
+            ToolKind::Grep | ToolKind::Glob | ToolKind::List | ToolKind::CodeSearch => "search",
+            ToolKind::Fetch | ToolKind::WebSearch => "web",
             ToolKind::Mcp => "mcp",
             ToolKind::Task => "task",
             ToolKind::Todo => "todo",

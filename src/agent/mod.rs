@@ -139,6 +139,9 @@ pub(crate) trait Sink {
     /// The run's model, seen on some event: kept when its start did not say (a session
     /// log names it on each answer, not where the run starts).
     fn model_seen(&mut self, model: &str);
+    /// The run's prompt, in the user's words, echoed by its stream after its start (with
+    /// [`Wants::PROMPT`]): kept when its start did not say.
+    fn prompt_seen(&mut self, prompt: &str);
     /// A session's title, as its log names it (for the session being read, when
     /// `session` is `None`).
     fn title(&mut self, _session: Option<&str>, _title: &str) {}

@@ -27,6 +27,9 @@ pub(crate) fn kind_of(name: &str) -> ToolKind {
                 "command_execution",
                 "exec_command",
                 "local_shell",
+                // Codex's shell tool since 0.1xx, and its input to a command still running.
+                "shell_command",
+                "write_stdin",
             ],
         ),
         (
@@ -37,6 +40,7 @@ pub(crate) fn kind_of(name: &str) -> ToolKind {
                 "read_many_files",
                 "view",
                 "notebookread",
+                "readfile",
             ],
         ),
         (
@@ -51,6 +55,9 @@ pub(crate) fn kind_of(name: &str) -> ToolKind {
                 "notebookedit",
                 "edit_file",
                 "str_replace",
+                // Cursor's transcripts name the model's functions.
+                "applypatch",
+                "strreplace",
             ],
         ),
         (ToolKind::Write, &["write", "write_file", "create_file"]),
@@ -79,10 +86,26 @@ pub(crate) fn kind_of(name: &str) -> ToolKind {
                 "todoread",
                 "todo_list",
                 "update_plan",
+                // Claude Code 2.1's task list, which took TodoWrite's place.
+                "taskcreate",
+                "taskupdate",
+                "taskget",
+                "tasklist",
             ],
         ),
         (ToolKind::Task, &["task", "agent", "collab_tool_call"]),
-        (ToolKind::Mcp, &["mcp", "mcp_tool_call"]),
+        (
+            ToolKind::Mcp,
+            &[
+                "mcp",
+                "mcp_tool_call",
+                "callmcptool",
+                "getmcptools",
+                "list_mcp_resources",
+                "list_mcp_resource_templates",
+                "read_mcp_resource",
+            ],
+        ),
     ];
     if name.len() > 5 && name[..5].eq_ignore_ascii_case("mcp__") {
         return ToolKind::Mcp;
@@ -243,6 +266,9 @@ mod tests {
         assert_eq!(kind_of("apply_patch"), ToolKind::Edit);
         assert_eq!(kind_of("mcp__github__get_pr"), ToolKind::Mcp);
         assert_eq!(kind_of("Agent"), ToolKind::Task);
+        assert_eq!(kind_of("shell_command"), ToolKind::Shell);
+        assert_eq!(kind_of("TaskCreate"), ToolKind::Todo);
+        assert_eq!(kind_of("ApplyPatch"), ToolKind::Edit);
         assert_eq!(kind_of("brandNew"), ToolKind::Other);
     }
 

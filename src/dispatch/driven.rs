@@ -95,6 +95,9 @@ pub(crate) trait Driven: Handler {
     /// The open run's model became known after its start.
     fn model_seen(&mut self, _model: &str) {}
 
+    /// The open run's prompt became known after its start (a stream that echoes it).
+    fn prompt_seen(&mut self, _prompt: &str) {}
+
     /// A session's title (see `Sink::title`).
     fn title(&mut self, _session: Option<&str>, _title: &str) {}
 

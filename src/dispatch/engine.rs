@@ -130,6 +130,13 @@ impl<D: Driven> Sink for Engine<D> {
         }
     }
 
+    fn prompt_seen(&mut self, prompt: &str) {
+        if self.run.prompt.is_none() && self.runs.is_open() {
+            self.run.prompt = Some(prompt.to_owned());
+            self.handler.prompt_seen(prompt);
+        }
+    }
+
     fn event(&mut self, ev: Event<'_>) -> anyhow::Result<()> {
         match ev {
             Event::Text([]) => return Ok(()),

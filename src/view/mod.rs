@@ -447,6 +447,10 @@ impl<V: View> Driven for ViewHandler<V> {
         self.ctx.run.model = Some(model.to_owned());
     }
 
+    fn prompt_seen(&mut self, prompt: &str) {
+        self.ctx.run.prompt = Some(prompt.to_owned());
+    }
+
     fn title(&mut self, session: Option<&str>, title: &str) {
         self.view.title(session, title, &mut self.ctx);
     }

@@ -285,7 +285,7 @@ impl ClaudeLog {
         let info = RunInfo {
             session_id: msg.session_id.as_deref().map(str::to_owned),
             cwd: msg.cwd.as_deref().map(str::to_owned),
-            prompt: Some(prompt),
+            prompt: wire::users_words(&prompt),
             started_ms: at_ms,
             ..RunInfo::new(Agent::Claude)
         };
@@ -535,6 +535,10 @@ impl<S: Sink> Sink for Tap<'_, S> {
 
     fn model_seen(&mut self, model: &str) {
         self.sink.model_seen(model)
+    }
+
+    fn prompt_seen(&mut self, prompt: &str) {
+        self.sink.prompt_seen(prompt)
     }
 
     fn event(&mut self, ev: Event<'_>) -> anyhow::Result<()> {

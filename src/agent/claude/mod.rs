@@ -5,7 +5,7 @@
 //!
 //! | normalized | from |
 //! |---|---|
-//! | run start | `system/init` (hook events may come before it); Qwen when the init has `qwen_code_version` |
+//! | run start | `system/init` (hook events may come before it); Qwen when the init has `qwen_code_version`; its prompt from the `user` line `--replay-user-messages` echoes (`isReplay`) |
 //! | text | `stream_event` `text_delta`s when the stream has them, and `assistant` text blocks for what they did not give; only events with `parent_tool_use_id: null` (a sub-agent's text is not the answer) |
 //! | segments | a new message (`message_start`, or an `assistant` event with another `message.id`), a `tool_use` block |
 //! | thinking | `thinking_delta`s, `thinking` blocks |
@@ -77,7 +77,8 @@ impl Dialect for Claude {
         match name {
             NameId::SYSTEM | NameId::RESULT => Class::lifecycle(Wants::NOTICES),
             NameId::ASSISTANT => Class::content(Wants::TEXT | Wants::THINKING | Wants::TOOLS),
-            NameId::USER => Class::content(Wants::TOOLS),
+            // With `--replay-user-messages`, a user line also echoes the prompt.
+            NameId::USER => Class::content(Wants::TOOLS | Wants::PROMPT),
             NameId::STREAM_EVENT => Class::content(Wants::TEXT | Wants::THINKING),
             NameId::RATE_LIMIT_EVENT => Class::noise(Wants::NOTICES),
             NameId::CONTROL_REQUEST | NameId::CONTROL_RESPONSE => Class::noise(Wants::NONE),
@@ -333,6 +334,9 @@ impl Claude {
         }
         let wants = sink.wants();
         let parent = msg.parent_tool_use_id.as_deref();
+        if name == NameId::USER && parent.is_none() && wants.has(Wants::PROMPT) {
+            echoed_prompt(msg, sink);
+        }
         if name == NameId::ASSISTANT && parent.is_none() && !self.partial {
             let id = self.hash(msg.message_id.as_deref().unwrap_or(""));
             if id != self.message {
@@ -573,6 +577,24 @@ fn effect(error: Option<String>, structured: Option<&RawValue>, is_error: bool) 
         };
     }
     structured.map(wire::structured_effect).unwrap_or_default()
+}
+
+/// The prompt a stream run with `--replay-user-messages` echoes, marked `isReplay` (the
+/// harness's own user turns are not: an interruption, a reminder), in the user's words; a
+/// local command's output it replays too is not a prompt.
+fn echoed_prompt<S: Sink>(msg: &wire::Message<'_>, sink: &mut S) {
+    if msg.is_replay.0 != Some(true) {
+        return;
+    }
+    let Some(text) = msg.content.and_then(wire::user_words) else {
+        return;
+    };
+    if text.trim_start().starts_with("<local-command-") {
+        return;
+    }
+    if let Some(words) = wire::users_words(&text) {
+        sink.prompt_seen(&words);
+    }
 }
 
 #[cfg(test)]

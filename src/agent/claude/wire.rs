@@ -19,7 +19,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use serde_json::value::RawValue;
 
 use crate::agent::event::Effect;
-use crate::agent::wire::ErrorMessage;
+use crate::agent::wire::{ErrorMessage, element, without_elements};
 use crate::input::json::{
     AppendStr, AppendText, EachElement, KeyIn, MaybeStr, OptStr, append_escaped, is_string_text,
     plain_value, string_body,
@@ -445,6 +445,9 @@ pub(super) struct Message<'a> {
     /// The CLI's own assistant message for a failed model call (`API Error: …`).
     #[serde(default, rename = "isApiErrorMessage")]
     pub is_api_error: Flag,
+    /// A stream's echo of a message the user sent (`--replay-user-messages`).
+    #[serde(default, rename = "isReplay")]
+    pub is_replay: Flag,
     /// A session log's sub-agent's messages: whose they are.
     #[serde(borrow, default, rename = "agentId")]
     pub agent_id: MaybeStr<'a>,
@@ -757,6 +760,33 @@ pub(super) fn user_words(content: &RawValue) -> Option<String> {
     words.filter(|_| !results)
 }
 
+/// What the user typed, from a prompt as Claude Code (and Qwen Code) writes it: a slash
+/// command as typed (`/review 12`, from its `<command-name>` and `<command-args>`; its
+/// `<command-message>` is Claude Code's), a command of its bash mode (`!ls`, from
+/// `<bash-input>`), the output of one without its tags; never what its IDE integration
+/// adds (`<ide_opened_file>`, `<ide_selection>`) nor its `<system-reminder>`s. `None` when
+/// no words are left.
+pub(crate) fn users_words(text: &str) -> Option<String> {
+    if let Some(name) = element(text, "command-name").map(str::trim) {
+        let slash = if name.starts_with('/') { "" } else { "/" };
+        let args = element(text, "command-args").map_or("", str::trim);
+        let words = format!("{slash}{name} {args}");
+        return Some(words.trim_end().to_string());
+    }
+    if let Some(command) = element(text, "bash-input") {
+        return Some(format!("!{}", command.trim()));
+    }
+    if let Some(stdout) = element(text, "bash-stdout") {
+        let stderr = element(text, "bash-stderr").unwrap_or("");
+        let output = format!("{}\n{}", stdout.trim_end(), stderr.trim_end());
+        return Some(output.trim().to_string()).filter(|o| !o.is_empty());
+    }
+    without_elements(
+        text,
+        &["ide_opened_file", "ide_selection", "system-reminder"],
+    )
+}
+
 /// Whether `tool_result_meta` says the call `id` never ran (a permission rule).
 pub(super) fn never_ran(meta: Option<&RawValue>, id: &str) -> bool {
     #[derive(Deserialize)]
@@ -903,6 +933,24 @@ pub(super) fn read_result(line: &[u8]) -> Result<ResultLine<'_>, serde_json::Err
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prompt_is_what_the_user_typed() {
+        let command = "<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>PR 12</command-args>";
+        assert_eq!(users_words(command).as_deref(), Some("/review PR 12"));
+        let bare = "<command-name>model</command-name>\n            <command-message>model</command-message>\n            <command-args></command-args>";
+        assert_eq!(users_words(bare).as_deref(), Some("/model"));
+        let bash = "<bash-input>uv run ty check</bash-input>";
+        assert_eq!(users_words(bash).as_deref(), Some("!uv run ty check"));
+        let output = "<bash-stdout>ok\n</bash-stdout><bash-stderr></bash-stderr>";
+        assert_eq!(users_words(output).as_deref(), Some("ok"));
+        let ide = "<ide_opened_file>The user opened the file /a/mise.toml in the IDE.</ide_opened_file>\ncreate me a CODEOWNERS";
+        assert_eq!(users_words(ide).as_deref(), Some("create me a CODEOWNERS"));
+        assert_eq!(
+            users_words("  plain words \n").as_deref(),
+            Some("plain words")
+        );
+    }
 
     #[test]
     fn stream_events_in_any_key_order() {

@@ -37,6 +37,7 @@ use crate::agent::event::{
     ToolCall, ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
 };
 use crate::agent::tools;
+use crate::agent::wire::without_elements;
 use crate::agent::{Class, Dialect, RawLine, Sink};
 use crate::input::json::{MaybeStr, plain_value, rfc3339_ms};
 use crate::input::lenient::{Num, Object, TokenCount};
@@ -434,7 +435,7 @@ impl Rollout {
             session_id: self.session.clone(),
             model: self.model.clone(),
             cwd: self.cwd.clone(),
-            prompt: Some(prompt),
+            prompt: users_words(&prompt),
             started_ms: at_ms,
             ..RunInfo::new(Agent::Codex)
         })
@@ -695,9 +696,34 @@ fn outcome_of(output: &str, wants: Wants) -> (ToolStatus<'static>, Effect) {
     (status, effect)
 }
 
+/// What the user typed, from a prompt as Codex logs it: without the context its IDE
+/// extension writes before the request (`# Context from my IDE setup:` … `## My request
+/// for Codex:`), and without the `<environment_context>` and `<user_instructions>` Codex
+/// adds. `None` when no words are left.
+fn users_words(prompt: &str) -> Option<String> {
+    const IDE: &str = "# Context from my IDE setup:";
+    const REQUEST: &str = "## My request for Codex:";
+    let request = match prompt.find(REQUEST) {
+        Some(at) if prompt.trim_start().starts_with(IDE) => &prompt[at + REQUEST.len()..],
+        _ => prompt,
+    };
+    without_elements(request, &["environment_context", "user_instructions"])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prompt_is_the_request_without_the_ides_context() {
+        let ide = "# Context from my IDE setup:\n\n## Open tabs:\n- a.ts: a.ts\n\n## My request for Codex:\nIs this done?\n";
+        assert_eq!(users_words(ide).as_deref(), Some("Is this done?"));
+        let plain = "Explain ## My request for Codex: as a heading";
+        assert_eq!(users_words(plain).as_deref(), Some(plain));
+        let context =
+            "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>\nfix the test";
+        assert_eq!(users_words(context).as_deref(), Some("fix the test"));
+    }
 
     #[test]
     fn exit_codes_and_refusals_are_read_from_the_output() {

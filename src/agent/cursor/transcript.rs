@@ -250,6 +250,17 @@ fn blocks(content: Option<&RawValue>) -> Vec<Block<'_>> {
     crate::input::json::from_str(content.get()).unwrap_or_default()
 }
 
+/// The prompt a `user` line of Cursor's stream echoes after its `init` (its
+/// `message.content` as the transcripts write it), unwrapped as theirs; `None` when it
+/// holds no words.
+pub(super) fn echoed_prompt(line: &[u8]) -> Option<String> {
+    let message = crate::input::json::from_line::<Line>(line).ok()?.message?;
+    let blocks = blocks(message.content);
+    let text: String = blocks.iter().filter_map(|b| b.text.as_deref()).collect();
+    let (prompt, _) = prompt_of(&text);
+    (!prompt.is_empty()).then_some(prompt)
+}
+
 /// The prompt inside Cursor's wrapping (`<user_query>…</user_query>`, else the text
 /// without its `<timestamp>`), and the time its `<timestamp>` gives.
 fn prompt_of(text: &str) -> (String, Option<u64>) {

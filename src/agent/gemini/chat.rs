@@ -37,6 +37,7 @@ use crate::agent::event::{
     ToolEndRaw, ToolStatus, Usage, Wants,
 };
 use crate::agent::tools;
+use crate::agent::wire::{before_referenced_files, words_of};
 use crate::agent::{Class, Dialect, RawLine, Sink};
 use crate::input::json::{MaybeStr, rfc3339_ms};
 use crate::input::lenient::{Object, TokenCount};
@@ -296,9 +297,13 @@ impl Chat {
                 self.end(sink)?;
                 self.prompt_id = msg.id.0.map(Cow::into_owned);
                 self.last_ms = at_ms;
+                // The user's words, without the files an `@` added after them.
+                let prompt = words
+                    .as_deref()
+                    .and_then(|w| words_of(before_referenced_files(w)));
                 sink.start_run(RunInfo {
                     session_id: self.session.clone(),
-                    prompt: words,
+                    prompt,
                     started_ms: at_ms,
                     ..RunInfo::new(Agent::Gemini)
                 })

@@ -40,6 +40,7 @@ use super::event::{
     ToolCall, ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
 };
 use super::tools;
+use super::wire::{before_referenced_files, without_elements};
 use super::{Class, Dialect, RawLine, Sink};
 use crate::input::json::{MaybeStr, rfc3339_ms};
 use crate::input::lenient::{Flag, Object, TokenCount};
@@ -282,7 +283,12 @@ impl QwenLog {
         sink.start_run(RunInfo {
             session_id: r.session_id.0.map(Cow::into_owned),
             cwd: r.cwd.0.map(Cow::into_owned),
-            prompt: Some(words.concat()),
+            // The user's words, without the files an `@` added after them (as Gemini CLI),
+            // nor the reminders Qwen Code adds.
+            prompt: without_elements(
+                before_referenced_files(&words.concat()),
+                &["system-reminder"],
+            ),
             started_ms: at_ms,
             ..RunInfo::new(Agent::Qwen)
         })
