@@ -720,7 +720,7 @@ pub(crate) struct ToolsArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
-    /// One JSON object per call (NDJSON), with a stable schema (see the README).
+    /// One JSON object per call (NDJSON), with a stable schema (see docs/GUIDE.md).
     #[arg(long)]
     pub json: bool,
 

@@ -4,7 +4,7 @@
 //!
 //! A session is a session id in a file (a database holds many); its runs are counted as
 //! they are read, and the table is written at the end, sorted by last activity. `--json`
-//! writes one object per session instead (schema in the README).
+//! writes one object per session instead (schema in docs/GUIDE.md).
 
 use std::collections::HashMap;
 
