@@ -104,7 +104,7 @@ fn table(dir: &Path, view: &str, logs: &[(PathBuf, Value)], name: &str) -> Vec<V
 }
 
 #[test]
-fn the_readme_recipes_give_the_numbers_the_logs_hold() {
+fn the_guides_recipes_give_the_numbers_the_logs_hold() {
     if !have_duckdb() {
         return prerequisite::missing(
             "the duckdb Python package is not installed (pip install duckdb)",
