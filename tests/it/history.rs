@@ -478,7 +478,11 @@ fn codex_usage_never_exceeds_the_last_cumulative_count() {
     );
     let session = rows
         .iter()
-        .find(|r| r["session_id"] == "019f9b36-1e6d-7651-9801-5450483871e2")
+        .find(|r| {
+            r["file"]
+                .as_str()
+                .is_some_and(|f| f.ends_with("019f9b36-1e6d-7651-9801-5450483871e2.jsonl"))
+        })
         .unwrap();
     let total = session["total_tokens"].as_u64().unwrap();
     assert!(total <= 19_101_397, "{session}");
