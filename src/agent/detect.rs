@@ -102,6 +102,7 @@ fn log_agent(head: &Head, line: &[u8]) -> Option<Agent> {
         | NameId::COMPACTED
         | NameId::WORLD_STATE
         | NameId::TOKEN_USAGE_RECORD => Some(Agent::Codex),
+        NameId::MESSAGE | NameId::REASONING if bare_codex_item(head, line) => Some(Agent::Codex),
         NameId::GEMINI | NameId::INFO | NameId::WARNING => Some(Agent::Gemini),
         NameId::TURN_ENDED => Some(Agent::Cursor),
         NameId::USER | NameId::ASSISTANT | NameId::SYSTEM | NameId::TOOL_RESULT => {
@@ -201,6 +202,9 @@ pub(crate) fn session_id_of(line: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
 /// summary, `{"prompt":…}`, then `{"id":…,"msg":{…}}` events), or Gemini CLI's chat log
 /// (its first record, `$set`, `$rewindTo`).
 pub(crate) fn sniff_untyped(line: &[u8]) -> Option<Format> {
+    if bare_codex_record(line) {
+        return Some(Format::log(Agent::Codex));
+    }
     let k = keys(line);
     if k.codex_config || (k.id && k.msg) {
         Some(Format::stream(Agent::Codex))
@@ -211,6 +215,27 @@ pub(crate) fn sniff_untyped(line: &[u8]) -> Option<Format> {
     } else {
         None
     }
+}
+
+/// A response item of a Codex rollout of before 0.3x, written bare: no envelope and no
+/// time (the streams' `message` and `reasoning` lines carry a `timestamp`), a `message`'s
+/// `content` a list, a `reasoning`'s `summary`.
+fn bare_codex_item(head: &Head, line: &[u8]) -> bool {
+    top_level_value(line, "timestamp").is_none()
+        && match head.name {
+            NameId::MESSAGE => {
+                top_level_value(line, "content").is_some_and(|c| c.starts_with(b"["))
+            }
+            _ => top_level_value(line, "summary").is_some(),
+        }
+}
+
+/// The untyped records of a Codex rollout of before 0.3x: its header
+/// (`{"id","timestamp","instructions"[,"git"]}`) and the state kept after each turn
+/// (`{"record_type":"state"}`).
+fn bare_codex_record(line: &[u8]) -> bool {
+    let has = |key| top_level_value(line, key).is_some();
+    has("record_type") || (has("id") && has("timestamp") && has("instructions"))
 }
 
 fn system(head: &Head, line: &[u8], k: &Keys) -> Option<Agent> {
@@ -393,6 +418,25 @@ mod tests {
         assert_eq!(format_of(qwen_0_12), Some(Format::log(Agent::Qwen)));
         assert_eq!(format_of(qwen_0_24), Some(Format::log(Agent::Qwen)));
         assert_eq!(format_of(claude), Some(Format::log(Agent::Claude)));
+    }
+
+    /// Codex's rollouts before 0.3x: a header and state records without `type`, then the
+    /// response items bare (a `message`, a `reasoning`: names Gemini's and OpenCode's
+    /// streams use too, with a time).
+    #[test]
+    fn a_codex_rollout_of_before_0_3x_is_codex_s_log() {
+        for line in [
+            r#"{"id":"355594bc-df89-40aa-81de-d6d675f11e8b","timestamp":"2025-08-22T16:56:24.134Z","instructions":null,"git":{"branch":"main"}}"#,
+            r#"{"record_type":"state"}"#,
+            r#"{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"hi"}]}"#,
+            r#"{"type":"reasoning","id":"rs_1","summary":[],"content":null,"encrypted_content":"x"}"#,
+        ] {
+            assert_eq!(format_of(line), Some(Format::log(Agent::Codex)), "{line}");
+        }
+        let gemini = r#"{"type":"message","timestamp":"t","role":"assistant","content":"hi"}"#;
+        assert_eq!(format_of(gemini), Some(Format::stream(Agent::Gemini)));
+        let opencode = r#"{"type":"reasoning","timestamp":1,"sessionID":"ses","part":{}}"#;
+        assert_eq!(format_of(opencode), Some(Format::stream(Agent::OpenCode)));
     }
 
     #[test]

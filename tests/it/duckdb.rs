@@ -22,7 +22,8 @@ fn have_duckdb() -> bool {
 /// The queries of the guide's `sql` block, each with the comment that names it.
 fn recipes() -> Vec<(String, String)> {
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/GUIDE.md")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/GUIDE.md"))
+            .unwrap();
     let section = &readme[readme.find("## Tables for query engines").unwrap()..];
     let start = section.find("```sql\n").unwrap() + "```sql\n".len();
     let block = &section[start..start + section[start..].find("```").unwrap()];

@@ -409,3 +409,321 @@ fn views_misread(home: &Path) -> Vec<String> {
     }
     problems
 }
+
+/// The one Codex session a shape's HOME holds (or the one named), as `args` read it.
+fn codex_rows(shape_name: &str, args: &[&str]) -> Vec<Value> {
+    let home = shape("codex", shape_name);
+    let out = cs(&home, args);
+    assert!(!out.stderr.contains("warning"), "{args:?}: {}", out.stderr);
+    json_lines(&out.stdout)
+}
+
+fn statuses(runs: &[Value]) -> Vec<&str> {
+    runs.iter().map(|r| r["status"].as_str().unwrap()).collect()
+}
+
+/// Item 3: Codex rollouts before `task_complete` existed (0.2x–0.6x): a run that ends with
+/// the model's answer (then the next prompt, or the end of the file after it) succeeded
+/// with that answer; `turn_aborted` is no success, and what Codex wrote after it is still
+/// its run's.
+#[test]
+fn codex_runs_before_task_complete_end_with_their_answer() {
+    let runs = codex_rows(
+        "0.40-vscode-aborted",
+        &["stats", "--json", "--from", "codex"],
+    );
+    assert_eq!(statuses(&runs), ["no_result", "success", "success"]);
+    assert_eq!(runs[0]["tools"]["total"], 28, "the call after turn_aborted");
+    let home = shape("codex", "0.40-vscode-aborted");
+    let result = cs(&home, &["result", "--from", "codex"]).stdout;
+    assert!(
+        result
+            .trim_end()
+            .ends_with("Let me know if you want me to continue with those pieces."),
+        "{result}"
+    );
+    let runs = codex_rows(
+        "0.24-fork-bare-items",
+        &["stats", "--json", "--from", "codex"],
+    );
+    assert_eq!(
+        statuses(&runs),
+        ["no_result", "success", "success", "no_result"]
+    );
+}
+
+/// Item 4: the first run has the working directory its `session_meta` names (the
+/// `turn_context` that names it again comes after the prompt).
+#[test]
+fn codex_first_run_has_the_session_s_working_directory() {
+    let runs = codex_rows(
+        "0.58-token-info-null",
+        &["stats", "--json", "--from", "codex"],
+    );
+    assert_eq!(runs[0]["cwd"], "/home/user/projects/temp/chatbot-ui");
+    let sessions = codex_rows("0.36-resume-replay", &["sessions", "--json"]);
+    for s in &sessions {
+        assert_eq!(s["cwd"], "/Users/home/Downloads/CpolarAutoUpdater", "{s}");
+    }
+}
+
+/// Item 4: with cumulative counts only, what a file's runs used never exceeds the last
+/// cumulative count, and a file that starts after earlier turns (0.145's window, whose
+/// first count holds 15.9 M tokens of turns cut away) counts its own responses only.
+#[test]
+fn codex_usage_never_exceeds_the_last_cumulative_count() {
+    let rows = codex_rows(
+        "0.145-exec-command-compacted",
+        &["usage", "session", "--json"],
+    );
+    let session = rows
+        .iter()
+        .find(|r| {
+            r["file"]
+                .as_str()
+                .is_some_and(|f| f.ends_with("019f9b36-1e6d-7651-9801-5450483871e2.jsonl"))
+        })
+        .unwrap();
+    let total = session["total_tokens"].as_u64().unwrap();
+    assert!(total <= 19_101_397, "{session}");
+    assert_eq!(total, 19_101_397 - (16_078_971 - 215_271), "{session}");
+}
+
+/// Codex's rollouts before 0.3x (a header `{id,timestamp,instructions}`, bare response
+/// items, `{"record_type":"state"}`): Codex's, found by `--from codex` and `sessions` —
+/// a file with its header only too — with their prompts, answers and calls, and no
+/// warning from any view.
+#[test]
+fn codex_rollouts_before_0_3x_read_as_codex() {
+    for (shape_name, ids, runs) in [
+        (
+            "0.2x-bare-items",
+            [
+                "355594bc-df89-40aa-81de-d6d675f11e8b",
+                "3cf49b45-003a-44d0-a6b7-498a5a35c810",
+            ],
+            2,
+        ),
+        (
+            "0.24-fork-bare-items",
+            [
+                "0006b370-3ba0-4783-b4ad-22ce45b53420",
+                "d5dddd2b-12b0-4bf0-92fa-95d18c5daa8f",
+            ],
+            4,
+        ),
+    ] {
+        let listed = codex_rows(shape_name, &["sessions", "--json"]);
+        let mut got: Vec<&str> = listed
+            .iter()
+            .map(|s| {
+                assert_eq!(s["agent"], "codex", "{s}");
+                s["session_id"].as_str().unwrap()
+            })
+            .collect();
+        got.sort();
+        assert_eq!(got, ids, "{shape_name}");
+        let stats = codex_rows(shape_name, &["stats", "--json", "--from", "codex"]);
+        assert_eq!(stats.len(), runs, "{shape_name}");
+        let home = shape("codex", shape_name);
+        for view in [&["text"][..], &["tools"], &["transcript"], &["check"]] {
+            let out = cs(&home, &[view, &["--from", "codex"]].concat());
+            assert!(
+                !out.stderr.contains("warning") && !out.stderr.contains("unreadable"),
+                "{shape_name} {view:?}: {}",
+                out.stderr
+            );
+        }
+    }
+    let runs = codex_rows(
+        "0.24-fork-bare-items",
+        &["stats", "--json", "--from", "codex"],
+    );
+    assert_eq!(runs[0]["cwd"], "/Users/kobra/Dev/Chatgpt-Apps/Intel");
+}
+
+/// A run that reported an `error` and then completed with no answer
+/// (`task_complete{last_agent_message:null}`, 0.121) failed.
+#[test]
+fn a_codex_run_with_an_error_and_no_answer_failed() {
+    let runs = codex_rows(
+        "0.121-ollama-shell",
+        &["stats", "--json", "--from", "codex"],
+    );
+    assert_eq!(statuses(&runs), ["error", "error"]);
+}
+
+/// A rollout whose window starts mid-turn names its session after the run started
+/// (0.145): the run and the session are that session's.
+#[test]
+fn a_codex_session_named_mid_turn_is_listed() {
+    let id = "019f9b36-1e6d-7651-9801-5450483871e2";
+    let listed = codex_rows("0.145-exec-command-compacted", &["sessions", "--json"]);
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["session_id"], id);
+    let runs = codex_rows(
+        "0.145-exec-command-compacted",
+        &["stats", "--json", "--from", "codex"],
+    );
+    assert_eq!(runs[0]["session_id"], id);
+}
+
+/// A fork's rollout replays its parent: only the fork's own runs and tokens are its. A
+/// resume of 0.36 (the replay seconds after the fork's first line, its own counter
+/// starting again), a sub-agent of 0.119 (its own turn in the second of the replay).
+#[test]
+fn a_codex_fork_reads_only_its_own_runs_and_tokens() {
+    let listed = codex_rows("0.36-resume-replay", &["sessions", "--json"]);
+    let fork = listed
+        .iter()
+        .find(|s| s["session_id"] == "613a9a68-8816-40b2-a2d4-041ade599da6")
+        .expect("the fork with nothing of its own yet is listed");
+    assert_eq!(fork["prompts"], 0);
+    let usage = codex_rows("0.36-resume-replay", &["usage", "session", "--json"]);
+    assert!(
+        !usage.iter().any(|u| u["session_id"] == fork["session_id"]),
+        "{usage:?}"
+    );
+    let runs = codex_rows(
+        "0.119-subagent-fork-replay",
+        &["stats", "--json", "--from", "codex"],
+    );
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["model"], "gpt-5.4-mini");
+    assert_eq!(runs[0]["usage"]["input_tokens"], 36_910);
+}
+
+/// A line of a 0.36 rollout at `ms` after 10:00 on 2025-09-16.
+fn rollout_line(ms: u64, kind: &str, payload: &str) -> String {
+    let at = format!(
+        "2025-09-16T10:{:02}:{:02}.{:03}Z",
+        ms / 60_000,
+        ms / 1000 % 60,
+        ms % 1000
+    );
+    format!(r#"{{"timestamp":"{at}","type":"{kind}","payload":{payload}}}"#)
+}
+
+/// A turn of a 0.36 rollout at `ms`: its prompt, its count (cumulative `total` input
+/// tokens, `last` its response's), its answer.
+fn rollout_turn(ms: u64, words: &str, total: u64, last: u64) -> [String; 3] {
+    let usage = |n: u64| {
+        format!(
+            r#"{{"input_tokens":{n},"cached_input_tokens":0,"output_tokens":10,"reasoning_output_tokens":0,"total_tokens":{}}}"#,
+            n + 10
+        )
+    };
+    [
+        rollout_line(
+            ms,
+            "event_msg",
+            &format!(r#"{{"type":"user_message","message":"{words}","kind":"plain"}}"#),
+        ),
+        rollout_line(
+            ms + 100,
+            "event_msg",
+            &format!(
+                r#"{{"type":"token_count","info":{{"total_token_usage":{},"last_token_usage":{}}}}}"#,
+                usage(total),
+                usage(last)
+            ),
+        ),
+        rollout_line(
+            ms + 200,
+            "response_item",
+            r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}"#,
+        ),
+    ]
+}
+
+/// Remark D5 of review-6f50fcc: a replay written over more than a second (a long
+/// history) is still the parent's, though its lines pass the second of the fork's first
+/// line; the fork's own turn, typed later, is the fork's, its counter starting again.
+#[test]
+fn a_codex_replay_over_seconds_is_not_the_fork_s() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".codex/sessions/2025/09/16");
+    std::fs::create_dir_all(&dir).unwrap();
+    let meta = |ms: u64, id: &str| {
+        let payload = format!(
+            r#"{{"id":"{id}","timestamp":"2025-09-16T10:00:00.000Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.36.0","instructions":null}}"#
+        );
+        rollout_line(ms, "session_meta", &payload)
+    };
+    let fork = "613a9a68-8816-40b2-a2d4-041ade599da6";
+    let mut lines = vec![
+        meta(900, fork),
+        meta(950, "9cd28a74-da7e-4458-a91a-fffec2be9d7a"),
+    ];
+    // The parent's three turns, replayed a line every 100 ms: 1.5 s.
+    for turn in 0..3u64 {
+        let words = format!("parent {turn}");
+        lines.extend(rollout_turn(
+            1000 + 500 * turn,
+            &words,
+            1000 * (turn + 1),
+            1000,
+        ));
+    }
+    lines.extend(rollout_turn(30_000, "the fork's own", 500, 500));
+    std::fs::write(
+        dir.join(format!("rollout-2025-09-16T10-00-00-{fork}.jsonl")),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+    let out = cs(home.path(), &["stats", "--json", "--from", "codex"]);
+    let runs = json_lines(&out.stdout);
+    assert_eq!(runs.len(), 1, "{}", out.stdout);
+    assert_eq!(runs[0]["status"], "success");
+    assert_eq!(runs[0]["usage"]["input_tokens"], 500, "{}", out.stdout);
+}
+
+/// What the tools of 0.145 say: a patch Codex could not apply (as `apply_patch`, or run
+/// through `exec_command`) and a code-mode script that failed are failures; every call is
+/// timed by its lines; `write_stdin`, `wait`, `apply_patch` and code mode's `exec` have a
+/// main argument; each keeps its own name (item 12: `exec_command`, not the stream's
+/// `command_execution`).
+#[test]
+fn codex_tools_of_0_145_read_as_their_outputs_say() {
+    let calls = codex_rows(
+        "0.145-exec-command-compacted",
+        &["tools", "--json", "--from", "codex"],
+    );
+    assert_eq!(calls.len(), 19);
+    for call in &calls {
+        assert!(call["duration_ms"].is_u64(), "{call}");
+    }
+    let failed: Vec<&str> = calls
+        .iter()
+        .filter(|c| c["status"] == "failed")
+        .map(|c| c["tool"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            "exec_command",
+            "exec_command",
+            "wait",
+            "apply_patch",
+            "exec_command"
+        ]
+    );
+    let home = shape("codex", "0.145-exec-command-compacted");
+    let text = cs(&home, &["tools", "--from", "codex"]).stdout;
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        assert!(fields.len() > 4, "a call with no main argument: {line}");
+    }
+    for (tool, target) in [
+        ("write_stdin", "session 12556"),
+        ("wait", "cell 12556"),
+        ("apply_patch", "dataset/preprocess_dataset.py"),
+        ("exec", "const r = await tools.exec_command("),
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.contains(&format!(" {tool} ")) && l.contains(target)),
+            "{tool}: {text}"
+        );
+    }
+}
