@@ -409,3 +409,80 @@ fn views_misread(home: &Path) -> Vec<String> {
     }
     problems
 }
+
+/// A shape's HOME copied where a test may change it.
+fn home_copy(agent: &str, shape_name: &str) -> tempfile::TempDir {
+    let from = shape(agent, shape_name);
+    let home = tempfile::tempdir().unwrap();
+    for file in crate::home::files_under(&from) {
+        let to = home.path().join(file.strip_prefix(&from).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&file, &to).unwrap();
+    }
+    home
+}
+
+/// The only file of `home` whose name ends with `ext`.
+fn only_file(home: &Path, ext: &str) -> PathBuf {
+    let files: Vec<PathBuf> = crate::home::files_under(home)
+        .into_iter()
+        .filter(|p| p.to_str().unwrap().ends_with(ext))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files[0].clone()
+}
+
+/// A prompt answered only by an `error` message (the model's quota) failed, with the
+/// error's words; the chat's `error`, `user` and `$set` lines are its log's, so no line
+/// of it is misread.
+#[test]
+fn gemini_prompt_answered_by_an_error_alone_failed() {
+    let home = shape("gemini", "0.39-jsonl-api-error");
+    let file = only_file(&home, ".jsonl");
+    let file = file.to_str().unwrap();
+    let out = cs(&home, &["json", file]);
+    let run = json_lines(&out.stdout).pop().unwrap();
+    assert_eq!(run["status"], "error", "{}", out.stdout);
+    assert!(
+        run["error"]
+            .as_str()
+            .unwrap()
+            .contains("You have exhausted your capacity"),
+        "{run}"
+    );
+    assert_eq!(run["result"], Value::Null);
+    let out = cs(&home, &["check", file]);
+    assert!(!out.stdout.contains("malformed"), "{}", out.stdout);
+    assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+}
+
+/// `--agent gemini` reads a chat as the log it is, whatever its first line (here a
+/// prompt: the log cut before its first record) or a document.
+#[test]
+fn gemini_named_reads_a_chat_as_its_log() {
+    let home = home_copy("gemini", "0.39-jsonl");
+    let file = only_file(home.path(), ".jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let cut = home.path().join("cut.jsonl");
+    std::fs::write(&cut, text.split_once('\n').unwrap().1).unwrap();
+    let doc = only_file(&shape("gemini", "0.6-json-sha256"), "38d857b1.json");
+    for (file, runs) in [(cut.as_path(), 5), (doc.as_path(), 3)] {
+        let out = cs(
+            home.path(),
+            &[
+                "--agent",
+                "gemini",
+                "stats",
+                "--json",
+                file.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(
+            json_lines(&out.stdout).len(),
+            runs,
+            "{file:?}: {}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("warning"), "{file:?}: {}", out.stderr);
+    }
+}
