@@ -456,6 +456,27 @@ fn gemini_prompt_answered_by_an_error_alone_failed() {
     assert!(!out.stderr.contains("warning"), "{}", out.stderr);
 }
 
+/// A call's result is what the model got back (the `functionResponse`'s `output`), as
+/// the stream's `tool_result` gives it: not the rows of styled terminal cells the CLI
+/// drew for a shell (`resultDisplay`).
+#[test]
+fn gemini_tool_results_are_what_the_model_read() {
+    let home = shape("gemini", "0.39-jsonl");
+    let out = cs(&home, &["tools", "--json", "--from", "gemini"]);
+    let calls = json_lines(&out.stdout);
+    assert_eq!(
+        calls[0]["result"], "Output: (empty)\nProcess Group PGID: 8597",
+        "{}",
+        out.stdout
+    );
+    let transcript = cs(&home, &["transcript", "--from", "gemini"]).stdout;
+    assert!(!transcript.contains("\"bold\""), "{transcript}");
+    assert!(
+        transcript.contains("Process Group PGID: 8597"),
+        "{transcript}"
+    );
+}
+
 /// `--agent gemini` reads a chat as the log it is, whatever its first line (here a
 /// prompt: the log cut before its first record) or a document.
 #[test]
@@ -485,4 +506,37 @@ fn gemini_named_reads_a_chat_as_its_log() {
         );
         assert!(!out.stderr.contains("warning"), "{file:?}: {}", out.stderr);
     }
+}
+
+/// Issue 36, item 11: a call without an `id` (no real chat has one: the real one with its
+/// ids taken out) is listed once, with its status.
+#[test]
+fn gemini_call_without_id_is_listed_once() {
+    let home = home_copy("gemini", "0.39-jsonl");
+    let file = only_file(home.path(), ".jsonl");
+    let lines: Vec<String> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            for call in v["toolCalls"].as_array_mut().into_iter().flatten() {
+                call.as_object_mut().unwrap().remove("id");
+            }
+            v.to_string()
+        })
+        .collect();
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let out = cs(home.path(), &["tools", "--json", "--from", "gemini"]);
+    let calls = json_lines(&out.stdout);
+    let statuses: Vec<&str> = calls
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        statuses,
+        ["success", "cancelled", "cancelled"],
+        "{}",
+        out.stdout
+    );
+    assert!(calls.iter().all(|c| c["call_id"] == ""), "{}", out.stdout);
 }

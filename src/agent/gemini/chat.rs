@@ -17,7 +17,7 @@
 //! |---|---|
 //! | run start | a `user` message with text (not the `functionResponse`s that carry results back) |
 //! | text, thinking | a `gemini` message's `content` (a segment each) and its `thoughts` |
-//! | tool calls | a `gemini` message's `toolCalls`, each with its result and status (a call the policy denied is a rejection) |
+//! | tool calls | a `gemini` message's `toolCalls`, each with its result (the `functionResponse`'s `output` or `error`, not the terminal cells shown) and status (a call the policy denied is a rejection) |
 //! | notices | `info`, `warning`, `error` messages; a `$rewindTo` |
 //! | run end | the next prompt, or the end of the log: success when the model's text came last; failed when an `error` message came, or when the CLI dropped the prompt from the history (a `$set` of the messages without it: what a failed model call leaves); else no result |
 //! | usage | each `gemini` message's `tokens` (`input` counts `cached`; `thoughts` are part of the output) |
@@ -119,8 +119,6 @@ struct ToolCallRecord<'a> {
     status: MaybeStr<'a>,
     #[serde(borrow)]
     timestamp: MaybeStr<'a>,
-    #[serde(rename = "resultDisplay", borrow)]
-    result_display: Option<&'a RawValue>,
 }
 
 /// A part of a message's content.
@@ -214,27 +212,8 @@ impl Dialect for Chat {
             self.end(sink)?;
             self.session = Some(id.into_owned());
         }
-        if let Some(id) = record.set.as_ref().and_then(|s| s.session_id.0.clone()) {
-            self.session = Some(id.into_owned());
-        }
         if let Some(set) = record.set {
-            if let Some(summary) = set.summary.as_deref() {
-                sink.title(self.session.as_deref(), summary);
-            }
-            // The history rewritten without the open run's prompt, which nothing answered
-            // yet: it failed.
-            if let (Some(messages), Some(prompt)) = (&set.messages, &self.prompt_id)
-                && sink.run_open()
-                && self.last == Last::Waiting
-                && !messages
-                    .iter()
-                    .any(|m| m.id.as_deref() == Some(prompt.as_str()))
-            {
-                self.error.get_or_insert_with(|| {
-                    "the model call failed (Gemini CLI dropped the prompt from the history)"
-                        .to_string()
-                });
-            }
+            self.set(set, sink);
         }
         if let Some(to) = record.rewind_to.as_deref()
             && sink.run_open()
@@ -267,6 +246,30 @@ impl Dialect for Chat {
 }
 
 impl Chat {
+    /// A `$set` that changes more than the time: the session's id, its title, or its
+    /// history rewritten.
+    fn set<S: Sink>(&mut self, set: Set<'_>, sink: &mut S) {
+        if let Some(id) = set.session_id.0 {
+            self.session = Some(id.into_owned());
+        }
+        if let Some(summary) = set.summary.as_deref() {
+            sink.title(self.session.as_deref(), summary);
+        }
+        // The history rewritten without the open run's prompt, which nothing answered
+        // yet: it failed.
+        if let (Some(messages), Some(prompt)) = (&set.messages, &self.prompt_id)
+            && sink.run_open()
+            && self.last == Last::Waiting
+            && !messages
+                .iter()
+                .any(|m| m.id.as_deref() == Some(prompt.as_str()))
+        {
+            self.error.get_or_insert_with(|| {
+                "the model call failed (Gemini CLI dropped the prompt from the history)".to_string()
+            });
+        }
+    }
+
     /// Reads the held message: no record with its id can come any more.
     fn flush<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
         if self.held.is_empty() {
@@ -289,46 +292,75 @@ impl Chat {
         match msg.kind.as_deref().unwrap_or("") {
             "user" => {
                 let (words, results) = parts(msg.content);
-                if results || words.is_none() {
-                    self.seen(at_ms, sink);
-                    return Ok(());
+                match words {
+                    Some(prompt) if !results => self.prompt(prompt, msg.id.0, at_ms, sink),
+                    _ => {
+                        self.seen(at_ms, sink);
+                        Ok(())
+                    }
                 }
-                self.end(sink)?;
-                self.prompt_id = msg.id.0.map(Cow::into_owned);
-                self.last_ms = at_ms;
-                sink.start_run(RunInfo {
-                    session_id: self.session.clone(),
-                    prompt: words,
-                    started_ms: at_ms,
-                    ..RunInfo::new(Agent::Gemini)
-                })
             }
             "gemini" => self.answer(msg, line, at_ms, sink),
-            kind @ ("info" | "warning" | "error") => {
-                if !sink.run_open() {
-                    return Ok(());
-                }
-                self.seen(at_ms, sink);
-                let (text, _) = parts(msg.content);
-                let text = text.unwrap_or_default();
-                if kind == "error" {
-                    self.error.get_or_insert_with(|| text.clone());
-                }
-                if sink.wants().has(Wants::NOTICES) {
-                    let kind = match kind {
-                        "error" => NoticeKind::Error,
-                        "warning" => NoticeKind::Warning,
-                        _ => NoticeKind::Warning,
-                    };
-                    sink.event(Event::Notice(&Notice {
-                        kind,
-                        text: Cow::Owned(text),
-                    }))?;
-                }
-                Ok(())
-            }
+            kind @ ("info" | "warning" | "error") => self.notice(kind, msg.content, at_ms, sink),
             _ => Ok(()),
         }
+    }
+
+    /// A prompt: the open run ends, a run starts.
+    fn prompt<S: Sink>(
+        &mut self,
+        prompt: String,
+        id: Option<Cow<'_, str>>,
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        self.end(sink)?;
+        self.prompt_id = id.map(Cow::into_owned);
+        self.last_ms = at_ms;
+        self.open_run(Some(prompt), at_ms, sink)
+    }
+
+    fn open_run<S: Sink>(
+        &mut self,
+        prompt: Option<String>,
+        started_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        sink.start_run(RunInfo {
+            session_id: self.session.clone(),
+            prompt,
+            started_ms,
+            ..RunInfo::new(Agent::Gemini)
+        })
+    }
+
+    /// An `info`, `warning` or `error` message: a notice; an error fails the run.
+    fn notice<S: Sink>(
+        &mut self,
+        kind: &str,
+        content: Option<&RawValue>,
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        if !sink.run_open() {
+            return Ok(());
+        }
+        self.seen(at_ms, sink);
+        let text = parts(content).0.unwrap_or_default();
+        if kind == "error" {
+            self.error.get_or_insert_with(|| text.clone());
+        }
+        if sink.wants().has(Wants::NOTICES) {
+            let kind = match kind {
+                "error" => NoticeKind::Error,
+                _ => NoticeKind::Warning,
+            };
+            sink.event(Event::Notice(&Notice {
+                kind,
+                text: Cow::Owned(text),
+            }))?;
+        }
+        Ok(())
     }
 
     fn seen<S: Sink>(&mut self, at_ms: Option<u64>, sink: &S) {
@@ -346,61 +378,19 @@ impl Chat {
         sink: &mut S,
     ) -> anyhow::Result<()> {
         if !sink.run_open() {
-            sink.ensure_run(Agent::Gemini)?;
+            // A log cut at the front: its first run's prompt is gone.
+            self.open_run(None, None, sink)?;
         }
         self.seen(at_ms, sink);
         if let Some(model) = msg.model.as_deref() {
             sink.model_seen(model);
         }
-        if let Some(t) = &msg.tokens.0 {
-            if TokenCount::any_bad(&[t.input, t.output, t.cached, t.thoughts]) {
-                sink.unreadable(
-                    unreadable!("usage"),
-                    line,
-                    &"a token count that is no count: left out of the totals",
-                )?;
-            } else {
-                let cached = t.cached.get();
-                let thoughts = t.thoughts.get();
-                let usage = Usage {
-                    input: t.input.get().saturating_sub(cached),
-                    output: t.output.get() + thoughts,
-                    cache_read: cached,
-                    reasoning: Some(thoughts),
-                    ..Usage::default()
-                };
-                sink.event(Event::Billed(&Billed {
-                    usage,
-                    model: msg.model.as_deref(),
-                    at_ms,
-                    id: msg.id.as_deref(),
-                }))?;
-            }
-        }
+        self.bill(&msg, line, at_ms, sink)?;
         let wants = sink.wants();
         if wants.has(Wants::THINKING) {
-            let thoughts = msg.thoughts.unwrap_or_default();
-            let n = thoughts.len();
-            for (i, t) in thoughts.iter().enumerate() {
-                let mut text = String::new();
-                if wants.has(Wants::THINKING_TEXT) {
-                    if let Some(s) = t.subject.as_deref().filter(|s| !s.is_empty()) {
-                        text.push_str(s);
-                        text.push_str(": ");
-                    }
-                    text.push_str(t.description.as_deref().unwrap_or(""));
-                    if i + 1 < n {
-                        text.push('\n');
-                    }
-                }
-                sink.event(Event::Thinking {
-                    text: text.as_bytes(),
-                    done: i + 1 == n,
-                })?;
-            }
+            thoughts(msg.thoughts.as_deref().unwrap_or_default(), wants, sink)?;
         }
-        let (text, _) = parts(msg.content);
-        let text = text.unwrap_or_default();
+        let text = parts(msg.content).0.unwrap_or_default();
         if !text.is_empty() {
             self.last = Last::Text;
             self.answer.clear();
@@ -414,59 +404,79 @@ impl Chat {
         if !calls.is_empty() {
             self.last = Last::Tool;
         }
+        for call in calls {
+            self.tool_call(call, sink)?;
+        }
+        Ok(())
+    }
+
+    /// A `gemini` message's tokens.
+    fn bill<S: Sink>(
+        &mut self,
+        msg: &Message<'_>,
+        line: &[u8],
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        let Some(t) = &msg.tokens.0 else {
+            return Ok(());
+        };
+        if TokenCount::any_bad(&[t.input, t.output, t.cached, t.thoughts]) {
+            return sink.unreadable(
+                unreadable!("usage"),
+                line,
+                &"a token count that is no count: left out of the totals",
+            );
+        }
+        let cached = t.cached.get();
+        let thoughts = t.thoughts.get();
+        let usage = Usage {
+            input: t.input.get().saturating_sub(cached),
+            output: t.output.get() + thoughts,
+            cache_read: cached,
+            reasoning: Some(thoughts),
+            ..Usage::default()
+        };
+        sink.event(Event::Billed(&Billed {
+            usage,
+            model: msg.model.as_deref(),
+            at_ms,
+            id: msg.id.as_deref(),
+        }))
+    }
+
+    /// A tool call, whole: it is written once it ended, with its result.
+    fn tool_call<S: Sink>(&mut self, c: ToolCallRecord<'_>, sink: &mut S) -> anyhow::Result<()> {
+        let wants = sink.wants();
         if !wants.has(Wants::TOOLS) {
             return Ok(());
         }
-        for c in calls {
-            let name = c.name.0.clone().unwrap_or(Cow::Borrowed("unknown"));
-            let mut call = tools::call(c.id.0.clone(), name, c.args, wants);
-            call.at_ms = c.timestamp.as_deref().and_then(rfc3339_ms);
+        let name = c.name.0.clone().unwrap_or(Cow::Borrowed("unknown"));
+        let mut call = tools::call(c.id.0.clone(), name, c.args, wants);
+        call.at_ms = c.timestamp.as_deref().and_then(rfc3339_ms);
+        // A start without an id is paired with no end: the end alone says it all.
+        if call.id.is_some() {
             sink.tool_started(call.clone())?;
-            let response = c.result.and_then(response_of);
-            let error = response.as_ref().and_then(|r| r.error.clone());
-            let status = match c.status.as_deref() {
-                Some("success") => ToolStatus::success(),
-                Some(word) => {
-                    let denied = error
-                        .as_deref()
-                        .is_some_and(|e| e.contains("denied by policy"));
-                    let class = if denied || word == "cancelled" {
-                        StatusClass::Rejected
-                    } else {
-                        StatusClass::Failed
-                    };
-                    ToolStatus::new(
-                        if denied {
-                            "rejected".to_string()
-                        } else {
-                            word.to_string()
-                        },
-                        class,
-                    )
-                }
-                None => ToolStatus::unknown(),
-            };
-            let effect = if wants.has(Wants::TOOL_DETAILS) {
-                Effect {
-                    error: error.filter(|_| status.class != StatusClass::Ok),
-                    ..Effect::default()
-                }
-            } else {
-                Effect::default()
-            };
-            sink.tool_ended(ToolEndRaw {
-                call,
-                status,
-                result: c
-                    .result_display
-                    .or(c.result)
-                    .filter(|_| wants.has(Wants::TOOL_RAW))
-                    .map(Cow::Borrowed),
-                effect,
-                ended_ms: None,
-            })?;
         }
-        Ok(())
+        let response = c.result.and_then(response_of).unwrap_or_default();
+        let status = status_of(c.status.as_deref(), response.error.as_deref());
+        let effect = Effect {
+            error: response
+                .error
+                .filter(|_| status.class != StatusClass::Ok && wants.has(Wants::TOOL_DETAILS)),
+            ..Effect::default()
+        };
+        sink.tool_ended(ToolEndRaw {
+            call,
+            status,
+            result: response
+                .shown
+                .or(c.result)
+                .filter(|_| wants.has(Wants::TOOL_RAW))
+                .map(Cow::Borrowed),
+            effect,
+            ended_ms: None,
+        })
     }
 
     /// The open run ends as its last word says.
@@ -497,6 +507,48 @@ impl Chat {
     }
 }
 
+/// A `gemini` message's thoughts, each `subject: description`.
+fn thoughts<S: Sink>(thoughts: &[Thought<'_>], wants: Wants, sink: &mut S) -> anyhow::Result<()> {
+    let n = thoughts.len();
+    for (i, t) in thoughts.iter().enumerate() {
+        let mut text = String::new();
+        if wants.has(Wants::THINKING_TEXT) {
+            if let Some(s) = t.subject.as_deref().filter(|s| !s.is_empty()) {
+                text.push_str(s);
+                text.push_str(": ");
+            }
+            text.push_str(t.description.as_deref().unwrap_or(""));
+            if i + 1 < n {
+                text.push('\n');
+            }
+        }
+        sink.event(Event::Thinking {
+            text: text.as_bytes(),
+            done: i + 1 == n,
+        })?;
+    }
+    Ok(())
+}
+
+/// A call's status: its record's word (a call the policy denied, or one cancelled, is a
+/// rejection).
+fn status_of(word: Option<&str>, error: Option<&str>) -> ToolStatus<'static> {
+    match word {
+        Some("success") => ToolStatus::success(),
+        Some(word) => {
+            let denied = error.is_some_and(|e| e.contains("denied by policy"));
+            let class = if denied || word == "cancelled" {
+                StatusClass::Rejected
+            } else {
+                StatusClass::Failed
+            };
+            let word = if denied { "rejected" } else { word };
+            ToolStatus::new(word.to_string(), class)
+        }
+        None => ToolStatus::unknown(),
+    }
+}
+
 /// A message's content: its words (text parts, or the string), and whether it carries
 /// function responses.
 fn parts(content: Option<&RawValue>) -> (Option<String>, bool) {
@@ -512,12 +564,17 @@ fn parts(content: Option<&RawValue>) -> (Option<String>, bool) {
     ((!words.is_empty()).then(|| words.concat()), results)
 }
 
-/// A call's result: `[{"functionResponse":{"response":{"output"|"error":…}}}]`.
-struct Response {
+/// A call's result, `[{"functionResponse":{"response":{"output"|"error":…}}}]`: the
+/// model's view of it, as the stream's `tool_result` gives it (the record's
+/// `resultDisplay` is what the terminal showed: for a shell, rows of styled cells).
+#[derive(Default)]
+struct Response<'a> {
     error: Option<String>,
+    /// The `output`, else the `error`, as written.
+    shown: Option<&'a RawValue>,
 }
 
-fn response_of(result: &RawValue) -> Option<Response> {
+fn response_of(result: &RawValue) -> Option<Response<'_>> {
     #[derive(Deserialize)]
     struct Item<'a> {
         #[serde(rename = "functionResponse", borrow, default)]
@@ -531,13 +588,19 @@ fn response_of(result: &RawValue) -> Option<Response> {
     #[derive(Deserialize)]
     struct R<'a> {
         #[serde(borrow, default)]
-        error: MaybeStr<'a>,
+        output: Option<&'a RawValue>,
+        #[serde(borrow, default)]
+        error: Option<&'a RawValue>,
     }
     let items: Vec<Item> = crate::input::json::from_str(result.get()).ok()?;
-    let error = items
+    let response = items
         .into_iter()
-        .filter_map(|i| i.function_response?.response?.error.0)
-        .next()
-        .map(Cow::into_owned);
-    Some(Response { error })
+        .find_map(|i| i.function_response?.response)?;
+    let error = response.error.map(|e| {
+        crate::input::json::from_str::<String>(e.get()).unwrap_or_else(|_| e.get().to_string())
+    });
+    Some(Response {
+        error,
+        shown: response.output.or(response.error),
+    })
 }
