@@ -432,6 +432,30 @@ fn only_file(home: &Path, ext: &str) -> PathBuf {
     files[0].clone()
 }
 
+/// Gemini's chats are in a folder of their project's: its root is their working
+/// directory, as `projects.json` maps it (`.project_root` says it when the map does not),
+/// and `--project` keeps them by it; an old sha256 folder names none.
+#[test]
+fn gemini_chats_have_their_project_root_as_working_directory() {
+    let home = shape("gemini", "0.3x-json-slug");
+    let listed = json_lines(&cs(&home, &["sessions", "--json"]).stdout);
+    let cwd = |id: &str| {
+        listed
+            .iter()
+            .find(|s| s["session_id"].as_str().unwrap().starts_with(id))
+            .unwrap()["cwd"]
+            .clone()
+    };
+    assert_eq!(cwd("f3bcbc84"), "c:\\users\\loganf\\documents\\idaho-vault");
+    assert_eq!(cwd("7e51bdf8"), Value::Null, "a sha256 folder");
+    let home = shape("gemini", "0.4x-jsonl-reappend");
+    let out = cs(&home, &["stats", "--json", "--from", "gemini"]);
+    let runs = json_lines(&out.stdout);
+    assert_eq!(runs[0]["cwd"], "/home/m09_tapan", "{}", out.stdout);
+    let out = cs(&home, &["stats", "--json", "--project", "/home/m09_tapan"]);
+    assert_eq!(json_lines(&out.stdout).len(), runs.len(), "{}", out.stderr);
+}
+
 /// A prompt answered only by an `error` message (the model's quota) failed, with the
 /// error's words; the chat's `error`, `user` and `$set` lines are its log's, so no line
 /// of it is misread.

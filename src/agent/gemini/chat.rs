@@ -16,6 +16,7 @@
 //! | normalized | from |
 //! |---|---|
 //! | run start | a `user` message with text (not the `functionResponse`s that carry results back) |
+//! | working directory | the project root the chat's folder is of (`store::project_root`) |
 //! | text, thinking | a `gemini` message's `content` (a segment each) and its `thoughts` |
 //! | tool calls | a `gemini` message's `toolCalls`, each with its result (the `functionResponse`'s `output` or `error`, not the terminal cells shown) and status (a call the policy denied is a rejection) |
 //! | notices | `info`, `warning`, `error` messages; a `$rewindTo` |
@@ -46,6 +47,8 @@ use crate::out::diag::{Unreadable, unreadable};
 #[derive(Default)]
 pub(crate) struct Chat {
     session: Option<String>,
+    /// The project root of the chat being read, from its path.
+    cwd: Option<String>,
     /// The message held until a record with another id comes: its id and its line.
     held_id: Option<String>,
     held: Vec<u8>,
@@ -195,6 +198,10 @@ impl Dialect for Chat {
         Ok(())
     }
 
+    fn input_named(&mut self, name: &str) {
+        self.cwd = super::store::project_root(std::path::Path::new(name));
+    }
+
     fn untyped<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> anyhow::Result<bool> {
         let Ok(record) = crate::input::json::from_line::<Untyped>(line.bytes) else {
             return Ok(false);
@@ -241,7 +248,11 @@ impl Dialect for Chat {
     }
 
     fn start_afresh(&mut self) {
-        *self = Chat::default();
+        let cwd = self.cwd.take();
+        *self = Chat {
+            cwd,
+            ..Chat::default()
+        };
     }
 }
 
@@ -328,6 +339,7 @@ impl Chat {
     ) -> anyhow::Result<()> {
         sink.start_run(RunInfo {
             session_id: self.session.clone(),
+            cwd: self.cwd.clone(),
             prompt,
             started_ms,
             ..RunInfo::new(Agent::Gemini)

@@ -77,9 +77,16 @@ impl Store for GeminiStore {
     }
 }
 
-/// The root of the project a chat was in, from its project folder.
-fn project_root(path: &Path) -> Option<String> {
-    let project = path.parent()?.parent()?;
+/// The root of the project a chat was in, from its project folder (the one that holds
+/// its `chats`): the root `projects.json` maps to it, else its `.project_root`. An old
+/// sha256 folder has neither: `None`.
+pub(super) fn project_root(path: &Path) -> Option<String> {
+    let chats = path
+        .ancestors()
+        .skip(1)
+        .take(2)
+        .find(|dir| dir.file_name().is_some_and(|n| n == "chats"))?;
+    let project = chats.parent()?;
     let slug = project.file_name()?.to_str()?;
     let gemini = project.parent()?.parent()?;
     #[derive(serde::Deserialize)]
@@ -98,6 +105,7 @@ fn project_root(path: &Path) -> Option<String> {
         std::fs::read_to_string(project.join(".project_root"))
             .ok()
             .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
     })
 }
 
