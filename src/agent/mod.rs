@@ -142,6 +142,9 @@ pub(crate) trait Sink {
     /// A session's title, as its log names it (for the session being read, when
     /// `session` is `None`).
     fn title(&mut self, _session: Option<&str>, _title: &str) {}
+    /// A session whose log holds no run (it says what it is, no prompt was sent): what
+    /// `info` says of it, and its last activity (epoch ms). `sessions` lists it.
+    fn empty_session(&mut self, _info: &RunInfo, _last_ms: Option<u64>) {}
     fn event(&mut self, ev: Event<'_>) -> anyhow::Result<()>;
     /// A tool call starts (paired with its end by the sink).
     fn tool_started(&mut self, call: ToolCall<'_>) -> anyhow::Result<()>;

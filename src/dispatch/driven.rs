@@ -98,6 +98,9 @@ pub(crate) trait Driven: Handler {
     /// A session's title (see `Sink::title`).
     fn title(&mut self, _session: Option<&str>, _title: &str) {}
 
+    /// A session with no run (see `Sink::empty_session`).
+    fn empty_session(&mut self, _info: &RunInfo, _last_ms: Option<u64>) {}
+
     /// A run is ending, `events` event lines long, `end` says how (before
     /// [`Handler::run_end`]).
     fn ending(&mut self, _run: &RunInfo, _end: &RunEnd<'_>, _events: u64) {}

@@ -123,6 +123,10 @@ impl<D: Driven> Sink for Engine<D> {
         self.handler.title(session, title);
     }
 
+    fn empty_session(&mut self, info: &RunInfo, last_ms: Option<u64>) {
+        self.handler.empty_session(info, last_ms);
+    }
+
     fn model_seen(&mut self, model: &str) {
         if self.run.model.is_none() && self.runs.is_open() {
             self.run.model = Some(model.to_owned());

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::agent::event::{RunEnd, Wants};
+use crate::agent::event::{RunEnd, RunInfo, Wants};
 use crate::exit::ExitStatus;
 use crate::out::{Channel, escape_line, fit};
 use crate::runs::Runs;
@@ -60,6 +60,31 @@ impl SessionsView {
     }
 }
 
+impl SessionsView {
+    /// The session `run` is of (in the file being read), listed once.
+    fn session_of(&mut self, run: &RunInfo, ctx: &Ctx) -> &mut Session {
+        let file = ctx.diag.source().to_string();
+        let key = (file.clone(), run.session_id.clone());
+        let i = *self.index.entry(key).or_insert_with(|| {
+            self.sessions.push(Session {
+                agent: run.agent.name(),
+                session_id: run.session_id.clone(),
+                started_ms: run.started_ms,
+                last_activity_ms: None,
+                prompts: 0,
+                status: "no_result",
+                cwd: None,
+                model: None,
+                title: None,
+                first_prompt: None,
+                file,
+            });
+            self.sessions.len() - 1
+        });
+        &mut self.sessions[i]
+    }
+}
+
 impl View for SessionsView {
     fn wants(&self) -> Wants {
         Wants::NONE
@@ -101,27 +126,19 @@ impl View for SessionsView {
         self.titles.insert((file, session), title.to_string());
     }
 
+    fn empty_session(&mut self, info: &RunInfo, last_ms: Option<u64>, ctx: &mut Ctx) {
+        let s = self.session_of(info, ctx);
+        s.started_ms = min_some(s.started_ms, info.started_ms);
+        s.last_activity_ms = s.last_activity_ms.max(last_ms).max(info.started_ms);
+        if s.cwd.is_none() {
+            s.cwd.clone_from(&info.cwd);
+        }
+    }
+
     fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let ctx: &Ctx = ctx;
         let run = &ctx.run;
-        let file = ctx.diag.source().to_string();
-        let key = (file.clone(), run.session_id.clone());
-        let i = *self.index.entry(key).or_insert_with(|| {
-            self.sessions.push(Session {
-                agent: run.agent.name(),
-                session_id: run.session_id.clone(),
-                started_ms: run.started_ms,
-                last_activity_ms: None,
-                prompts: 0,
-                status: "no_result",
-                cwd: None,
-                model: None,
-                title: None,
-                first_prompt: None,
-                file,
-            });
-            self.sessions.len() - 1
-        });
-        let s = &mut self.sessions[i];
+        let s = self.session_of(run, ctx);
         s.prompts += 1;
         s.status = end.outcome.word();
         s.started_ms = min_some(s.started_ms, run.started_ms);

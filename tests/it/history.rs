@@ -480,6 +480,22 @@ fn gemini_prompt_answered_by_an_error_alone_failed() {
     assert!(!out.stderr.contains("warning"), "{}", out.stderr);
 }
 
+/// The A2A server's chats (every one with the session id `a2a-server`) often hold no
+/// prompt: only their first record, or the history as a `$set`. Each is a session all the
+/// same, with no run.
+#[test]
+fn gemini_chats_without_a_prompt_are_sessions_without_runs() {
+    let home = shape("gemini", "0.4x-jsonl-a2a-server");
+    let listed = json_lines(&cs(&home, &["sessions", "--json"]).stdout);
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    for s in &listed {
+        assert_eq!(s["session_id"], "a2a-server");
+        assert_eq!(s["prompts"], 0);
+        assert_eq!(s["cwd"], "/home/m09_tapan");
+    }
+    assert!(cs(&home, &["stats", "--json"]).stdout.is_empty());
+}
+
 /// A call's result is what the model got back (the `functionResponse`'s `output`), as
 /// the stream's `tool_result` gives it: not the rows of styled terminal cells the CLI
 /// drew for a shell (`resultDisplay`).

@@ -26,7 +26,9 @@
 //! A message is written again with the same id when its tool calls or tokens arrive: the
 //! last one wins. So each message is held (a copy of its line) until a record with
 //! another id comes, and read then. The history inside a `$set` (a resumed session's
-//! restored messages) is never read as new messages.
+//! restored messages, the A2A server's checkpoints) is never read as new messages. A
+//! chat with no prompt (the A2A server's often holds only its first record) is still a
+//! session: the sink hears of it at the end.
 
 use std::borrow::Cow;
 
@@ -49,6 +51,11 @@ pub(crate) struct Chat {
     session: Option<String>,
     /// The project root of the chat being read, from its path.
     cwd: Option<String>,
+    /// When the session started and was last written, as its records say.
+    started_ms: Option<u64>,
+    updated_ms: Option<u64>,
+    /// A run was read in this input, or the sink heard that the session has none.
+    ran: bool,
     /// The message held until a record with another id comes: its id and its line.
     held_id: Option<String>,
     held: Vec<u8>,
@@ -140,6 +147,10 @@ struct Part<'a> {
 struct Untyped<'a> {
     #[serde(rename = "sessionId", borrow)]
     session_id: MaybeStr<'a>,
+    #[serde(rename = "startTime", borrow)]
+    start_time: MaybeStr<'a>,
+    #[serde(rename = "lastUpdated", borrow)]
+    last_updated: MaybeStr<'a>,
     #[serde(rename = "$set", borrow)]
     set: Option<Set<'a>>,
     #[serde(rename = "$rewindTo", borrow)]
@@ -151,6 +162,8 @@ struct Untyped<'a> {
 struct Set<'a> {
     #[serde(rename = "sessionId", borrow)]
     session_id: MaybeStr<'a>,
+    #[serde(rename = "lastUpdated", borrow)]
+    last_updated: MaybeStr<'a>,
     #[serde(borrow)]
     summary: MaybeStr<'a>,
     #[serde(borrow)]
@@ -206,6 +219,13 @@ impl Dialect for Chat {
         let Ok(record) = crate::input::json::from_line::<Untyped>(line.bytes) else {
             return Ok(false);
         };
+        let updated = record
+            .set
+            .as_ref()
+            .map_or(&record.last_updated, |s| &s.last_updated);
+        if let Some(ms) = updated.as_deref().and_then(rfc3339_ms) {
+            self.updated_ms = self.updated_ms.max(Some(ms));
+        }
         if let Some(set) = &record.set {
             // `lastUpdated` alone sits between a message and its second writing.
             if set.messages.is_none() && set.session_id.0.is_none() && set.summary.0.is_none() {
@@ -218,6 +238,8 @@ impl Dialect for Chat {
             // it: what was open did not go on.
             self.end(sink)?;
             self.session = Some(id.into_owned());
+            let started = record.start_time.as_deref().and_then(rfc3339_ms);
+            self.started_ms = self.started_ms.or(started);
         }
         if let Some(set) = record.set {
             self.set(set, sink);
@@ -244,7 +266,17 @@ impl Dialect for Chat {
 
     fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
         self.flush(sink)?;
-        self.end(sink)
+        self.end(sink)?;
+        if !std::mem::replace(&mut self.ran, true) && self.session.is_some() {
+            let info = RunInfo {
+                session_id: self.session.clone(),
+                cwd: self.cwd.clone(),
+                started_ms: self.started_ms,
+                ..RunInfo::new(Agent::Gemini)
+            };
+            sink.empty_session(&info, self.updated_ms);
+        }
+        Ok(())
     }
 
     fn start_afresh(&mut self) {
@@ -337,6 +369,7 @@ impl Chat {
         started_ms: Option<u64>,
         sink: &mut S,
     ) -> anyhow::Result<()> {
+        self.ran = true;
         sink.start_run(RunInfo {
             session_id: self.session.clone(),
             cwd: self.cwd.clone(),
