@@ -496,6 +496,112 @@ fn gemini_chats_without_a_prompt_are_sessions_without_runs() {
     assert!(cs(&home, &["stats", "--json"]).stdout.is_empty());
 }
 
+/// A sub-agent's chat whose session's is gone is a session of its own, read as the
+/// document it is.
+#[test]
+fn gemini_subagent_chat_without_its_session_is_a_session() {
+    let home = shape("gemini", "0.3x-json-subagent");
+    let listed = json_lines(&cs(&home, &["sessions", "--json"]).stdout);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["session_id"], "twynek");
+    assert_eq!(listed[0]["prompts"], 2);
+    let out = cs(&home, &["tools", "--json", "--from", "gemini"]);
+    assert_eq!(json_lines(&out.stdout).len(), 10, "{}", out.stderr);
+    assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+}
+
+/// The sub-agent's chat (`tmp/idaho-vault/chats/f328310d-…/twynek.json`) with the chat of
+/// the session that ran it, made by hand: a document before 0.39, or a log with the call
+/// that names the sub-agent (`agentId`) since.
+fn gemini_session_with_subagent(log: bool) -> tempfile::TempDir {
+    let home = home_copy("gemini", "0.3x-json-subagent");
+    let chats = home.path().join(".gemini/tmp/idaho-vault/chats");
+    let session = "f328310d-05ea-45ce-b9cb-fe2717bebe12";
+    let messages = [
+        serde_json::json!({"id": "p1", "timestamp": "2026-04-13T21:51:00.000Z", "type": "user", "content": [{"text": "why do the workflows fail?"}]}),
+        serde_json::json!({"id": "a1", "timestamp": "2026-04-13T21:53:20.000Z", "type": "gemini", "content": "",
+            "tokens": {"input": 1000, "output": 10, "cached": 0, "thoughts": 0, "tool": 0, "total": 1010}, "model": "gemini-2.5-pro",
+            "toolCalls": [{"id": "codebase_investigator_1", "name": "codebase_investigator", "args": {}, "status": "success",
+                "timestamp": "2026-04-13T21:53:13.000Z", "agentId": "twynek",
+                "result": [{"functionResponse": {"id": "codebase_investigator_1", "name": "codebase_investigator", "response": {"output": "partial findings"}}}]}]}),
+        serde_json::json!({"id": "a2", "timestamp": "2026-04-13T21:53:30.000Z", "type": "gemini", "content": "Two requirements files disagree on requests.",
+            "tokens": {"input": 2000, "output": 20, "cached": 0, "thoughts": 0, "tool": 0, "total": 2020}, "model": "gemini-2.5-pro"}),
+    ];
+    let meta = serde_json::json!({"sessionId": session, "projectHash": "f1995df9", "startTime": "2026-04-13T21:51:00.000Z", "lastUpdated": "2026-04-13T21:53:30.000Z", "kind": "main"});
+    let sub = chats.join(session).join("twynek.json");
+    if log {
+        let mut lines = vec![meta.to_string()];
+        lines.extend(messages.iter().map(Value::to_string));
+        std::fs::write(
+            chats.join("session-2026-04-13T21-51-f328310d.jsonl"),
+            lines.join("\n") + "\n",
+        )
+        .unwrap();
+        let doc: Value = serde_json::from_slice(&std::fs::read(&sub).unwrap()).unwrap();
+        let mut lines = Vec::new();
+        let mut first = doc.clone();
+        first.as_object_mut().unwrap().remove("messages");
+        lines.push(first.to_string());
+        for m in doc["messages"].as_array().unwrap() {
+            lines.push(m.to_string());
+            lines.push(r#"{"$set":{"lastUpdated":"2026-04-13T21:53:12.279Z"}}"#.to_string());
+        }
+        std::fs::write(sub.with_extension("jsonl"), lines.join("\n") + "\n").unwrap();
+        std::fs::remove_file(&sub).unwrap();
+    } else {
+        let mut doc = meta;
+        doc["messages"] = Value::from(messages.to_vec());
+        std::fs::write(
+            chats.join("session-2026-04-13T21-51-f328310d.json"),
+            serde_json::to_vec_pretty(&doc).unwrap(),
+        )
+        .unwrap();
+    }
+    home
+}
+
+/// With its session's chat there, a sub-agent's chat is no session of its own: read
+/// with its session, its tokens in the session's and its calls under the call that ran
+/// it (the `agentId` that names it, else its own id), none a call of the session's own.
+#[test]
+fn gemini_subagent_chats_are_read_with_their_session() {
+    for log in [false, true] {
+        let home = gemini_session_with_subagent(log);
+        let listed = json_lines(&cs(home.path(), &["sessions", "--json"]).stdout);
+        assert_eq!(listed.len(), 1, "log {log}: {listed:?}");
+        assert_eq!(listed[0]["prompts"], 1);
+        assert_eq!(listed[0]["status"], "success");
+        let usage = json_lines(&cs(home.path(), &["usage", "session", "--json"]).stdout);
+        // 3,000 of the session's own, 1,085,834 of the sub-agent's.
+        assert_eq!(
+            usage[0]["input_tokens"].as_u64().unwrap()
+                + usage[0]["cache_read_tokens"].as_u64().unwrap(),
+            1_088_834,
+            "log {log}: {usage:?}"
+        );
+        let out = cs(home.path(), &["tools", "--json", "--from", "gemini"]);
+        let calls = json_lines(&out.stdout);
+        assert_eq!(calls.len(), 11, "log {log}: {}", out.stderr);
+        let parent = if log {
+            "codebase_investigator_1"
+        } else {
+            "twynek"
+        };
+        let under: Vec<&Value> = calls
+            .iter()
+            .filter(|c| c["parent_call_id"] == parent)
+            .collect();
+        assert_eq!(under.len(), 10, "log {log}: {calls:?}");
+        assert!(!out.stderr.contains("warning"), "log {log}: {}", out.stderr);
+        let text = cs(home.path(), &["result", "--from", "gemini"]).stdout;
+        assert_eq!(
+            text.trim(),
+            "Two requirements files disagree on requests.",
+            "log {log}"
+        );
+    }
+}
+
 /// A call's result is what the model got back (the `functionResponse`'s `output`), as
 /// the stream's `tool_result` gives it: not the rows of styled terminal cells the CLI
 /// drew for a shell (`resultDisplay`).

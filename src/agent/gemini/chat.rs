@@ -8,9 +8,10 @@
 //! {"id":"…","timestamp":"…","type":"user","content":[{"text":"<prompt>"}]}
 //! {"$set":{"lastUpdated":"…"}}
 //! {"id":"<m>","timestamp":"…","type":"gemini","content":"…","thoughts":[…],"tokens":{…},"model":"…"}
-//! {"id":"<m>",…,"toolCalls":[{"id","name","args","result":[{"functionResponse":…}],"status":"success"|"error"|"cancelled"}]}
+//! {"id":"<m>",…,"toolCalls":[{"id","name","args","result":[{"functionResponse":…}],"status":"success"|"error"|"cancelled","agentId"}]}
 //! {"id":"…","type":"user","content":[{"functionResponse":…}]}    the results, sent back
 //! {"$rewindTo":"<id>"}
+//! {"$subagent":"<id>","id":"…","type":"gemini",…}    a sub-agent's message, read in by the store
 //! ```
 //!
 //! | normalized | from |
@@ -19,6 +20,7 @@
 //! | working directory | the project root the chat's folder is of (`store::project_root`) |
 //! | text, thinking | a `gemini` message's `content` (a segment each) and its `thoughts` |
 //! | tool calls | a `gemini` message's `toolCalls`, each with its result (the `functionResponse`'s `output` or `error`, not the terminal cells shown) and status (a call the policy denied is a rejection) |
+//! | sub-agents | their messages' tokens and calls, under the call that names the sub-agent (`agentId`, 0.39 on), else under the sub-agent's id; their prompts and text are not the run's |
 //! | notices | `info`, `warning`, `error` messages; a `$rewindTo` |
 //! | run end | the next prompt, or the end of the log: success when the model's text came last; failed when an `error` message came, or when the CLI dropped the prompt from the history (a `$set` of the messages without it: what a failed model call leaves); else no result |
 //! | usage | each `gemini` message's `tokens` (`input` counts `cached`; `thoughts` are part of the output) |
@@ -31,6 +33,7 @@
 //! session: the sink hears of it at the end.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -56,6 +59,8 @@ pub(crate) struct Chat {
     updated_ms: Option<u64>,
     /// A run was read in this input, or the sink heard that the session has none.
     ran: bool,
+    /// The call that started each sub-agent, by the sub-agent's id.
+    subagent_calls: HashMap<String, String>,
     /// The message held until a record with another id comes: its id and its line.
     held_id: Option<String>,
     held: Vec<u8>,
@@ -94,6 +99,9 @@ struct Message<'a> {
     tokens: Object<Tokens>,
     #[serde(rename = "toolCalls", borrow, default)]
     tool_calls: Option<Vec<ToolCallRecord<'a>>>,
+    /// The sub-agent whose message this is (the store marks them).
+    #[serde(rename = "$subagent", borrow, default)]
+    subagent: MaybeStr<'a>,
 }
 
 #[derive(Deserialize, Default)]
@@ -129,6 +137,9 @@ struct ToolCallRecord<'a> {
     status: MaybeStr<'a>,
     #[serde(borrow)]
     timestamp: MaybeStr<'a>,
+    /// The sub-agent the call ran (0.39 on): its chat is `chats/<session>/<agentId>.jsonl`.
+    #[serde(rename = "agentId", borrow)]
+    agent_id: MaybeStr<'a>,
 }
 
 /// A part of a message's content.
@@ -332,6 +343,9 @@ impl Chat {
             Err(e) => return sink.unreadable(Unreadable::of(NameId::GEMINI), line, &e),
         };
         let at_ms = msg.timestamp.as_deref().and_then(rfc3339_ms);
+        if let Some(agent) = msg.subagent.0.clone() {
+            return self.subagent_message(msg, &agent, line, at_ms, sink);
+        }
         match msg.kind.as_deref().unwrap_or("") {
             "user" => {
                 let (words, results) = parts(msg.content);
@@ -450,7 +464,36 @@ impl Chat {
             self.last = Last::Tool;
         }
         for call in calls {
-            self.tool_call(call, sink)?;
+            self.tool_call(call, None, sink)?;
+        }
+        Ok(())
+    }
+
+    /// A sub-agent's message: a `gemini` one's tokens and tool calls are the run's (its
+    /// calls under the call that started the sub-agent); its prompts and text are not.
+    fn subagent_message<S: Sink>(
+        &mut self,
+        msg: Message<'_>,
+        agent: &str,
+        line: &[u8],
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        if msg.kind.as_deref() != Some("gemini") {
+            return Ok(());
+        }
+        if !sink.run_open() {
+            self.open_run(None, None, sink)?;
+        }
+        self.seen(at_ms, sink);
+        self.bill(&msg, line, at_ms, sink)?;
+        let parent = self
+            .subagent_calls
+            .get(agent)
+            .map_or(agent, String::as_str)
+            .to_string();
+        for call in msg.tool_calls.unwrap_or_default() {
+            self.tool_call(call, Some(&parent), sink)?;
         }
         Ok(())
     }
@@ -491,7 +534,16 @@ impl Chat {
     }
 
     /// A tool call, whole: it is written once it ended, with its result.
-    fn tool_call<S: Sink>(&mut self, c: ToolCallRecord<'_>, sink: &mut S) -> anyhow::Result<()> {
+    fn tool_call<S: Sink>(
+        &mut self,
+        c: ToolCallRecord<'_>,
+        parent: Option<&str>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        if let (Some(agent), Some(id)) = (c.agent_id.as_deref(), c.id.as_deref()) {
+            self.subagent_calls
+                .insert(agent.to_string(), id.to_string());
+        }
         let wants = sink.wants();
         if !wants.has(Wants::TOOLS) {
             return Ok(());
@@ -499,6 +551,7 @@ impl Chat {
         let name = c.name.0.clone().unwrap_or(Cow::Borrowed("unknown"));
         let mut call = tools::call(c.id.0.clone(), name, c.args, wants);
         call.at_ms = c.timestamp.as_deref().and_then(rfc3339_ms);
+        call.parent = parent.map(|p| Cow::Owned(p.to_string()));
         // A start without an id is paired with no end: the end alone says it all.
         if call.id.is_some() {
             sink.tool_started(call.clone())?;
