@@ -654,6 +654,18 @@ fn gemini_named_reads_a_chat_as_its_log() {
     }
 }
 
+/// A chat's messages are whole messages: `text` keeps them apart, where the stream's
+/// pieces of one answer are joined with nothing.
+#[test]
+fn gemini_text_keeps_a_chat_s_messages_apart() {
+    let home = shape("gemini", "0.39-jsonl");
+    let text = cs(&home, &["text", "--from", "gemini"]).stdout;
+    assert!(
+        text.contains("to your `.bashrc` file.\n\nThe `COLORTERM` export"),
+        "{text}"
+    );
+}
+
 /// Issue 36, item 11: a call without an `id` (no real chat has one: the real one with its
 /// ids taken out) is listed once, with its status.
 #[test]

@@ -18,7 +18,7 @@
 //! |---|---|
 //! | run start | a `user` message with text (not the `functionResponse`s that carry results back) |
 //! | working directory | the project root the chat's folder is of (`store::project_root`) |
-//! | text, thinking | a `gemini` message's `content` (a segment each) and its `thoughts` |
+//! | text, thinking | a `gemini` message's `content` (a message each, kept apart by `text`) and its `thoughts` |
 //! | tool calls | a `gemini` message's `toolCalls`, each with its result (the `functionResponse`'s `output` or `error`, not the terminal cells shown) and status (a call the policy denied is a rejection) |
 //! | sub-agents | their messages' tokens and calls, under the call that names the sub-agent (`agentId`, 0.39 on), else under the sub-agent's id; their prompts and text are not the run's |
 //! | notices | `info`, `warning`, `error` messages; a `$rewindTo` |
@@ -389,6 +389,7 @@ impl Chat {
             cwd: self.cwd.clone(),
             prompt,
             started_ms,
+            messages_apart: true,
             ..RunInfo::new(Agent::Gemini)
         })
     }
