@@ -698,3 +698,32 @@ fn gemini_call_without_id_is_listed_once() {
     );
     assert!(calls.iter().all(|c| c["call_id"] == ""), "{}", out.stdout);
 }
+
+/// Qwen Code 0.2 kept a chat as Gemini's documents (`tmp/<hash>/chats/session-*.json`,
+/// answers of type `qwen`), a sub-agent's run as another document under the session's
+/// id: found by `--from qwen`, read as Qwen's, the sub-agent's run in its session (its
+/// tokens, no run of its own), by path too.
+#[test]
+fn qwen_0_2_documents_are_qwen_sessions() {
+    let home = shape("qwen", "0.2-json-tmp");
+    let listed = json_lines(&cs(&home, &["sessions", "--json", "--from", "qwen"]).stdout);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["agent"], "qwen");
+    assert_eq!(listed[0]["prompts"], 2);
+    let usage = json_lines(&cs(&home, &["usage", "session", "--json"]).stdout);
+    assert_eq!(usage[0]["input_tokens"], 66453, "{usage:?}");
+    assert_eq!(usage[0]["output_tokens"], 2378, "{usage:?}");
+    let main = crate::home::files_under(&home)
+        .into_iter()
+        .find(|p| p.to_str().unwrap().ends_with("12-44-8524132a.json"))
+        .unwrap();
+    let out = cs(&home, &["stats", "--json", main.to_str().unwrap()]);
+    let runs = json_lines(&out.stdout);
+    assert_eq!(runs.len(), 2, "{}", out.stderr);
+    assert!(
+        runs.iter()
+            .all(|r| r["agent"] == "qwen" && r["status"] == "success"),
+        "{}",
+        out.stdout
+    );
+}

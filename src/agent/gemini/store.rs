@@ -86,7 +86,8 @@ impl Store for GeminiStore {
     }
 
     fn opens(&self, path: &Path) -> bool {
-        is_document(path) || !subagents_of(path).is_empty()
+        (is_document(path) && !crate::agent::qwen::is_chat_document(path))
+            || !subagents_of(path).is_empty()
     }
 
     fn open(&self, path: &Path, file: File) -> io::Result<Opened> {
