@@ -727,3 +727,13 @@ fn qwen_0_2_documents_are_qwen_sessions() {
         out.stdout
     );
 }
+
+/// A Qwen run whose every model call failed names its model all the same: the failed
+/// calls' telemetry does.
+#[test]
+fn qwen_run_of_failed_calls_names_its_model() {
+    let home = shape("qwen", "0.17-jsonl-api-error");
+    let runs = json_lines(&cs(&home, &["stats", "--json", "--from", "qwen"]).stdout);
+    assert_eq!(runs[0]["model"], "qwen3.6-plus", "{runs:?}");
+    assert_eq!(runs[0]["status"], "error");
+}

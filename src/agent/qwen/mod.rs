@@ -14,6 +14,7 @@
 //! | normalized | from |
 //! |---|---|
 //! | run start | a `user` record of the user's (`provenance` `real_user`, or none) with text |
+//! | model | the `assistant` records'; a run whose every call failed, its `api_error` telemetry's |
 //! | text, thinking | `assistant` parts (`thought: true` is reasoning); each record a segment |
 //! | sub-agents | records marked `isSidechain` (0.2's sub-agent documents, as the store reads them in): their tokens are the run's, their prompt, text and state are not |
 //! | tool calls | `functionCall` parts → the `tool_result` record with the same id (`errorType` `execution_denied` is a rejection) |
@@ -460,6 +461,10 @@ impl QwenLog {
             }
             Some("qwen-code.api_error") => {
                 self.seen(at_ms, sink)?;
+                // A run whose every call failed has no answer to name its model.
+                if let Some(model) = ev.model.as_deref() {
+                    sink.model_seen(model);
+                }
                 let text = ev
                     .error_message
                     .as_deref()
