@@ -105,9 +105,13 @@ fn log_agent(head: &Head, line: &[u8]) -> Option<Agent> {
         NameId::MESSAGE | NameId::REASONING if bare_codex_item(head, line) => Some(Agent::Codex),
         NameId::GEMINI | NameId::INFO | NameId::WARNING => Some(Agent::Gemini),
         NameId::TURN_ENDED => Some(Agent::Cursor),
+        // Gemini's stream writes errors too, but as `severity` and `message`.
+        NameId::ERROR => keys(line).gemini_message().then_some(Agent::Gemini),
         NameId::USER | NameId::ASSISTANT | NameId::SYSTEM | NameId::TOOL_RESULT => {
             let k = keys(line);
-            if k.session_id_log
+            if k.gemini_message() {
+                Some(Agent::Gemini)
+            } else if k.session_id_log
                 && (k.qwen_log || k.message_parts || head.name == NameId::TOOL_RESULT)
             {
                 Some(Agent::Qwen)
@@ -280,6 +284,7 @@ struct Keys {
     id: bool,
     msg: bool,
     message: bool,
+    content: bool,
     /// `projectHash`, `$set`, `$rewindTo`: Gemini CLI's chat log's own records.
     gemini_chat: bool,
     /// `provenance`, `usageMetadata`, `toolCallResult`, `systemPayload`: Qwen Code's log.
@@ -288,6 +293,15 @@ struct Keys {
     /// wrote `provenance` on its first records (Claude's `message` has `content`).
     message_parts: bool,
     role: bool,
+}
+
+impl Keys {
+    /// A message of Gemini CLI's chat log (`{"id","timestamp","type","content"}`): none
+    /// of the streams' `user` or `error` lines has an `id` and a `content` of its own
+    /// (Claude's and Cursor's are in `message`, Gemini's stream error has `message`).
+    fn gemini_message(&self) -> bool {
+        self.id && self.content && self.timestamp_text && !self.message && !self.session_id_log
+    }
 }
 
 fn keys(line: &[u8]) -> Keys {
@@ -322,6 +336,7 @@ fn keys(line: &[u8]) -> Keys {
                 k.message_parts = top_level_value(value, "parts").is_some();
             }
             b"role" => k.role = true,
+            b"content" => k.content = true,
             b"projectHash" | b"$set" | b"$rewindTo" => k.gemini_chat = true,
             b"provenance" | b"usageMetadata" | b"toolCallResult" | b"systemPayload" => {
                 k.qwen_log = true
@@ -437,6 +452,20 @@ mod tests {
         assert_eq!(format_of(gemini), Some(Format::stream(Agent::Gemini)));
         let opencode = r#"{"type":"reasoning","timestamp":1,"sessionID":"ses","part":{}}"#;
         assert_eq!(format_of(opencode), Some(Format::stream(Agent::OpenCode)));
+    }
+
+    /// A Gemini chat's `user` and `error` messages are its log's, not a stream's: read as
+    /// the stream's, the prompt answered by an error alone was no failure.
+    #[test]
+    fn gemini_s_chat_messages_are_its_log_s() {
+        let user = r#"{"id":"8901a054","timestamp":"2026-04-25T12:48:44.969Z","type":"user","content":[{"text":"fix it"}]}"#;
+        let error = r#"{"id":"22994a57","timestamp":"2026-04-25T12:48:49.811Z","type":"error","content":"[API Error: You have exhausted your capacity on this model.]"}"#;
+        for line in [user, error] {
+            assert_eq!(format_of(line), Some(Format::log(Agent::Gemini)), "{line}");
+        }
+        let stream_error =
+            r#"{"type":"error","timestamp":"t","severity":"error","message":"quota"}"#;
+        assert_eq!(format_of(stream_error), Some(Format::stream(Agent::Gemini)));
     }
 
     #[test]

@@ -105,6 +105,9 @@ pub struct RunInfo {
     pub prompt: Option<String>,
     /// When the run started, in epoch milliseconds, where the input says.
     pub started_ms: Option<u64>,
+    /// Its answer comes as whole messages, kept apart by `text`, though the agent's stream
+    /// joins its segments with nothing (a session log's messages: Gemini's chat).
+    pub(crate) messages_apart: bool,
 }
 
 impl RunInfo {
@@ -116,6 +119,7 @@ impl RunInfo {
             cwd: None,
             prompt: None,
             started_ms: None,
+            messages_apart: false,
         }
     }
 }

@@ -727,3 +727,331 @@ fn codex_tools_of_0_145_read_as_their_outputs_say() {
         );
     }
 }
+
+/// A shape's HOME copied where a test may change it.
+fn home_copy(agent: &str, shape_name: &str) -> tempfile::TempDir {
+    let from = shape(agent, shape_name);
+    let home = tempfile::tempdir().unwrap();
+    for file in crate::home::files_under(&from) {
+        let to = home.path().join(file.strip_prefix(&from).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&file, &to).unwrap();
+    }
+    home
+}
+
+/// The only file of `home` whose name ends with `ext`.
+fn only_file(home: &Path, ext: &str) -> PathBuf {
+    let files: Vec<PathBuf> = crate::home::files_under(home)
+        .into_iter()
+        .filter(|p| p.to_str().unwrap().ends_with(ext))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files[0].clone()
+}
+
+/// Gemini's chats are in a folder of their project's: its root is their working
+/// directory, as `projects.json` maps it (`.project_root` says it when the map does not),
+/// and `--project` keeps them by it; an old sha256 folder names none.
+#[test]
+fn gemini_chats_have_their_project_root_as_working_directory() {
+    let home = shape("gemini", "0.3x-json-slug");
+    let listed = json_lines(&cs(&home, &["sessions", "--json"]).stdout);
+    let cwd = |id: &str| {
+        listed
+            .iter()
+            .find(|s| s["session_id"].as_str().unwrap().starts_with(id))
+            .unwrap()["cwd"]
+            .clone()
+    };
+    assert_eq!(cwd("f3bcbc84"), "c:\\users\\loganf\\documents\\idaho-vault");
+    assert_eq!(cwd("7e51bdf8"), Value::Null, "a sha256 folder");
+    let home = shape("gemini", "0.4x-jsonl-reappend");
+    let out = cs(&home, &["stats", "--json", "--from", "gemini"]);
+    let runs = json_lines(&out.stdout);
+    assert_eq!(runs[0]["cwd"], "/home/m09_tapan", "{}", out.stdout);
+    let out = cs(&home, &["stats", "--json", "--project", "/home/m09_tapan"]);
+    assert_eq!(json_lines(&out.stdout).len(), runs.len(), "{}", out.stderr);
+}
+
+/// A prompt answered only by an `error` message (the model's quota) failed, with the
+/// error's words; the chat's `error`, `user` and `$set` lines are its log's, so no line
+/// of it is misread.
+#[test]
+fn gemini_prompt_answered_by_an_error_alone_failed() {
+    let home = shape("gemini", "0.39-jsonl-api-error");
+    let file = only_file(&home, ".jsonl");
+    let file = file.to_str().unwrap();
+    let out = cs(&home, &["json", file]);
+    let run = json_lines(&out.stdout).pop().unwrap();
+    assert_eq!(run["status"], "error", "{}", out.stdout);
+    assert!(
+        run["error"]
+            .as_str()
+            .unwrap()
+            .contains("You have exhausted your capacity"),
+        "{run}"
+    );
+    assert_eq!(run["result"], Value::Null);
+    let out = cs(&home, &["check", file]);
+    assert!(!out.stdout.contains("malformed"), "{}", out.stdout);
+    assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+}
+
+/// The A2A server's chats (every one with the session id `a2a-server`) often hold no
+/// prompt: only their first record, or the history as a `$set`. Each is a session all the
+/// same, with no run.
+#[test]
+fn gemini_chats_without_a_prompt_are_sessions_without_runs() {
+    let home = shape("gemini", "0.4x-jsonl-a2a-server");
+    let listed = json_lines(&cs(&home, &["sessions", "--json"]).stdout);
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    for s in &listed {
+        assert_eq!(s["session_id"], "a2a-server");
+        assert_eq!(s["prompts"], 0);
+        assert_eq!(s["cwd"], "/home/m09_tapan");
+    }
+    assert!(cs(&home, &["stats", "--json"]).stdout.is_empty());
+}
+
+/// A sub-agent's chat whose session's is gone is a session of its own, read as the
+/// document it is.
+#[test]
+fn gemini_subagent_chat_without_its_session_is_a_session() {
+    let home = shape("gemini", "0.3x-json-subagent");
+    let listed = json_lines(&cs(&home, &["sessions", "--json"]).stdout);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["session_id"], "twynek");
+    assert_eq!(listed[0]["prompts"], 2);
+    let out = cs(&home, &["tools", "--json", "--from", "gemini"]);
+    assert_eq!(json_lines(&out.stdout).len(), 10, "{}", out.stderr);
+    assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+}
+
+/// The sub-agent's chat (`tmp/idaho-vault/chats/f328310d-…/twynek.json`) with the chat of
+/// the session that ran it, made by hand: a document before 0.39, or a log with the call
+/// that names the sub-agent (`agentId`) since.
+fn gemini_session_with_subagent(log: bool) -> tempfile::TempDir {
+    let home = home_copy("gemini", "0.3x-json-subagent");
+    let chats = home.path().join(".gemini/tmp/idaho-vault/chats");
+    let session = "f328310d-05ea-45ce-b9cb-fe2717bebe12";
+    let messages = [
+        serde_json::json!({"id": "p1", "timestamp": "2026-04-13T21:51:00.000Z", "type": "user", "content": [{"text": "why do the workflows fail?"}]}),
+        serde_json::json!({"id": "a1", "timestamp": "2026-04-13T21:53:20.000Z", "type": "gemini", "content": "",
+            "tokens": {"input": 1000, "output": 10, "cached": 0, "thoughts": 0, "tool": 0, "total": 1010}, "model": "gemini-2.5-pro",
+            "toolCalls": [{"id": "codebase_investigator_1", "name": "codebase_investigator", "args": {}, "status": "success",
+                "timestamp": "2026-04-13T21:53:13.000Z", "agentId": "twynek",
+                "result": [{"functionResponse": {"id": "codebase_investigator_1", "name": "codebase_investigator", "response": {"output": "partial findings"}}}]}]}),
+        serde_json::json!({"id": "a2", "timestamp": "2026-04-13T21:53:30.000Z", "type": "gemini", "content": "Two requirements files disagree on requests.",
+            "tokens": {"input": 2000, "output": 20, "cached": 0, "thoughts": 0, "tool": 0, "total": 2020}, "model": "gemini-2.5-pro"}),
+    ];
+    let meta = serde_json::json!({"sessionId": session, "projectHash": "f1995df9", "startTime": "2026-04-13T21:51:00.000Z", "lastUpdated": "2026-04-13T21:53:30.000Z", "kind": "main"});
+    let sub = chats.join(session).join("twynek.json");
+    if log {
+        let mut lines = vec![meta.to_string()];
+        lines.extend(messages.iter().map(Value::to_string));
+        std::fs::write(
+            chats.join("session-2026-04-13T21-51-f328310d.jsonl"),
+            lines.join("\n") + "\n",
+        )
+        .unwrap();
+        let doc: Value = serde_json::from_slice(&std::fs::read(&sub).unwrap()).unwrap();
+        let mut lines = Vec::new();
+        let mut first = doc.clone();
+        first.as_object_mut().unwrap().remove("messages");
+        lines.push(first.to_string());
+        for m in doc["messages"].as_array().unwrap() {
+            lines.push(m.to_string());
+            lines.push(r#"{"$set":{"lastUpdated":"2026-04-13T21:53:12.279Z"}}"#.to_string());
+        }
+        std::fs::write(sub.with_extension("jsonl"), lines.join("\n") + "\n").unwrap();
+        std::fs::remove_file(&sub).unwrap();
+    } else {
+        let mut doc = meta;
+        doc["messages"] = Value::from(messages.to_vec());
+        std::fs::write(
+            chats.join("session-2026-04-13T21-51-f328310d.json"),
+            serde_json::to_vec_pretty(&doc).unwrap(),
+        )
+        .unwrap();
+    }
+    home
+}
+
+/// With its session's chat there, a sub-agent's chat is no session of its own: read
+/// with its session, its tokens in the session's and its calls under the call that ran
+/// it (the `agentId` that names it, else its own id), none a call of the session's own.
+#[test]
+fn gemini_subagent_chats_are_read_with_their_session() {
+    for log in [false, true] {
+        let home = gemini_session_with_subagent(log);
+        let listed = json_lines(&cs(home.path(), &["sessions", "--json"]).stdout);
+        assert_eq!(listed.len(), 1, "log {log}: {listed:?}");
+        assert_eq!(listed[0]["prompts"], 1);
+        assert_eq!(listed[0]["status"], "success");
+        let usage = json_lines(&cs(home.path(), &["usage", "session", "--json"]).stdout);
+        // 3,000 of the session's own, 1,085,834 of the sub-agent's.
+        assert_eq!(
+            usage[0]["input_tokens"].as_u64().unwrap()
+                + usage[0]["cache_read_tokens"].as_u64().unwrap(),
+            1_088_834,
+            "log {log}: {usage:?}"
+        );
+        let out = cs(home.path(), &["tools", "--json", "--from", "gemini"]);
+        let calls = json_lines(&out.stdout);
+        assert_eq!(calls.len(), 11, "log {log}: {}", out.stderr);
+        let parent = if log {
+            "codebase_investigator_1"
+        } else {
+            "twynek"
+        };
+        let under: Vec<&Value> = calls
+            .iter()
+            .filter(|c| c["parent_call_id"] == parent)
+            .collect();
+        assert_eq!(under.len(), 10, "log {log}: {calls:?}");
+        assert!(!out.stderr.contains("warning"), "log {log}: {}", out.stderr);
+        let text = cs(home.path(), &["result", "--from", "gemini"]).stdout;
+        assert_eq!(
+            text.trim(),
+            "Two requirements files disagree on requests.",
+            "log {log}"
+        );
+    }
+}
+
+/// A call's result is what the model got back (the `functionResponse`'s `output`), as
+/// the stream's `tool_result` gives it: not the rows of styled terminal cells the CLI
+/// drew for a shell (`resultDisplay`).
+#[test]
+fn gemini_tool_results_are_what_the_model_read() {
+    let home = shape("gemini", "0.39-jsonl");
+    let out = cs(&home, &["tools", "--json", "--from", "gemini"]);
+    let calls = json_lines(&out.stdout);
+    assert_eq!(
+        calls[0]["result"], "Output: (empty)\nProcess Group PGID: 8597",
+        "{}",
+        out.stdout
+    );
+    let transcript = cs(&home, &["transcript", "--from", "gemini"]).stdout;
+    assert!(!transcript.contains("\"bold\""), "{transcript}");
+    assert!(
+        transcript.contains("Process Group PGID: 8597"),
+        "{transcript}"
+    );
+}
+
+/// `--agent gemini` reads a chat as the log it is, whatever its first line (here a
+/// prompt: the log cut before its first record) or a document.
+#[test]
+fn gemini_named_reads_a_chat_as_its_log() {
+    let home = home_copy("gemini", "0.39-jsonl");
+    let file = only_file(home.path(), ".jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let cut = home.path().join("cut.jsonl");
+    std::fs::write(&cut, text.split_once('\n').unwrap().1).unwrap();
+    let doc = only_file(&shape("gemini", "0.6-json-sha256"), "38d857b1.json");
+    for (file, runs) in [(cut.as_path(), 5), (doc.as_path(), 3)] {
+        let out = cs(
+            home.path(),
+            &[
+                "--agent",
+                "gemini",
+                "stats",
+                "--json",
+                file.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(
+            json_lines(&out.stdout).len(),
+            runs,
+            "{file:?}: {}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("warning"), "{file:?}: {}", out.stderr);
+    }
+}
+
+/// A chat's messages are whole messages: `text` keeps them apart, where the stream's
+/// pieces of one answer are joined with nothing.
+#[test]
+fn gemini_text_keeps_a_chat_s_messages_apart() {
+    let home = shape("gemini", "0.39-jsonl");
+    let text = cs(&home, &["text", "--from", "gemini"]).stdout;
+    assert!(
+        text.contains("to your `.bashrc` file.\n\nThe `COLORTERM` export"),
+        "{text}"
+    );
+}
+
+/// Issue 36, item 11: a call without an `id` (no real chat has one: the real one with its
+/// ids taken out) is listed once, with its status.
+#[test]
+fn gemini_call_without_id_is_listed_once() {
+    let home = home_copy("gemini", "0.39-jsonl");
+    let file = only_file(home.path(), ".jsonl");
+    let lines: Vec<String> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            for call in v["toolCalls"].as_array_mut().into_iter().flatten() {
+                call.as_object_mut().unwrap().remove("id");
+            }
+            v.to_string()
+        })
+        .collect();
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let out = cs(home.path(), &["tools", "--json", "--from", "gemini"]);
+    let calls = json_lines(&out.stdout);
+    let statuses: Vec<&str> = calls
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        statuses,
+        ["success", "cancelled", "cancelled"],
+        "{}",
+        out.stdout
+    );
+    assert!(calls.iter().all(|c| c["call_id"] == ""), "{}", out.stdout);
+}
+
+/// Qwen Code 0.2 kept a chat as Gemini's documents (`tmp/<hash>/chats/session-*.json`,
+/// answers of type `qwen`), a sub-agent's run as another document under the session's
+/// id: found by `--from qwen`, read as Qwen's, the sub-agent's run in its session (its
+/// tokens, no run of its own), by path too.
+#[test]
+fn qwen_0_2_documents_are_qwen_sessions() {
+    let home = shape("qwen", "0.2-json-tmp");
+    let listed = json_lines(&cs(&home, &["sessions", "--json", "--from", "qwen"]).stdout);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["agent"], "qwen");
+    assert_eq!(listed[0]["prompts"], 2);
+    let usage = json_lines(&cs(&home, &["usage", "session", "--json"]).stdout);
+    assert_eq!(usage[0]["input_tokens"], 66453, "{usage:?}");
+    assert_eq!(usage[0]["output_tokens"], 2378, "{usage:?}");
+    let main = crate::home::files_under(&home)
+        .into_iter()
+        .find(|p| p.to_str().unwrap().ends_with("12-44-8524132a.json"))
+        .unwrap();
+    let out = cs(&home, &["stats", "--json", main.to_str().unwrap()]);
+    let runs = json_lines(&out.stdout);
+    assert_eq!(runs.len(), 2, "{}", out.stderr);
+    assert!(
+        runs.iter()
+            .all(|r| r["agent"] == "qwen" && r["status"] == "success"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// A Qwen run whose every model call failed names its model all the same: the failed
+/// calls' telemetry does.
+#[test]
+fn qwen_run_of_failed_calls_names_its_model() {
+    let home = shape("qwen", "0.17-jsonl-api-error");
+    let runs = json_lines(&cs(&home, &["stats", "--json", "--from", "qwen"]).stdout);
+    assert_eq!(runs[0]["model"], "qwen3.6-plus", "{runs:?}");
+    assert_eq!(runs[0]["status"], "error");
+}

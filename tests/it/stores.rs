@@ -802,6 +802,9 @@ fn a_gemini_chat_document_of_before_0_39_reads_as_its_log() {
     let home = tempfile::tempdir().unwrap();
     let chats = home.path().join(".gemini/tmp/proj/chats");
     std::fs::create_dir_all(&chats).unwrap();
+    // The project's root, as the log's home maps it: the runs' working directory.
+    let projects = store.log.ancestors().nth(4).unwrap().join("projects.json");
+    std::fs::copy(projects, home.path().join(".gemini/projects.json")).unwrap();
     let doc = chats.join("session-2026-01-02T10-00-abcd1234.json");
     std::fs::write(
         &doc,

@@ -23,7 +23,7 @@
 
 pub(crate) mod chat;
 mod spec;
-mod store;
+pub(crate) mod store;
 
 pub(crate) use spec::{Reader, SPEC};
 

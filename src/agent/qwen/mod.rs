@@ -1,5 +1,5 @@
 //! Qwen Code's session logs: `~/.qwen/projects/<cwd-slug>/chats/<session>.jsonl`
-//! (`$QWEN_RUNTIME_DIR`). Claude Code's envelope (`sessionId`, `uuid`, `parentUuid`,
+//! (`$QWEN_RUNTIME_DIR`; 0.2's documents are read into these records by `store`). Claude Code's envelope (`sessionId`, `uuid`, `parentUuid`,
 //! `type`), Gemini's payload (`message` is a `Content` of `parts`). Qwen's stream is
 //! Claude's format, read by `agent::claude`; this is only its log. Notes:
 //! `../shared/spec/stores.md` §2.4, `tests/fixtures/recorded/STORES.md`.
@@ -14,7 +14,9 @@
 //! | normalized | from |
 //! |---|---|
 //! | run start | a `user` record of the user's (`provenance` `real_user`, or none) with text |
+//! | model | the `assistant` records'; a run whose every call failed, its `api_error` telemetry's |
 //! | text, thinking | `assistant` parts (`thought: true` is reasoning); each record a segment |
+//! | sub-agents | records marked `isSidechain` (0.2's sub-agent documents, as the store reads them in): their tokens are the run's, their prompt, text and state are not |
 //! | tool calls | `functionCall` parts → the `tool_result` record with the same id (`errorType` `execution_denied` is a rejection) |
 //! | notices | `qwen-code.api_error` telemetry |
 //! | run end | the next prompt, or the end of the log: success when the model's text came last; failed when a failed model call (`api_error`) came last; else no result |
@@ -29,6 +31,7 @@ mod spec;
 mod store;
 
 pub(crate) use spec::{Reader, SPEC};
+pub(crate) use store::is_chat_document;
 
 use std::borrow::Cow;
 
@@ -83,6 +86,9 @@ struct Record<'a> {
     cwd: MaybeStr<'a>,
     #[serde(borrow, default)]
     provenance: MaybeStr<'a>,
+    /// A sub-agent's record (0.2's sub-agent documents, read in by the store, say so).
+    #[serde(rename = "isSidechain", default)]
+    is_sidechain: Flag,
     #[serde(borrow, default)]
     model: MaybeStr<'a>,
     #[serde(borrow, default)]
@@ -266,7 +272,10 @@ impl QwenLog {
         at_ms: Option<u64>,
         sink: &mut S,
     ) -> anyhow::Result<()> {
-        if !matches!(r.provenance.as_deref(), None | Some("real_user")) {
+        // A sub-agent's task was written by the model, not typed: no run.
+        if !matches!(r.provenance.as_deref(), None | Some("real_user"))
+            || r.is_sidechain.0 == Some(true)
+        {
             return Ok(());
         }
         let parts = r.message.0.and_then(|c| c.parts).unwrap_or_default();
@@ -302,7 +311,8 @@ impl QwenLog {
         sink: &mut S,
     ) -> anyhow::Result<()> {
         self.seen(at_ms, sink)?;
-        if let Some(model) = r.model.as_deref() {
+        let sidechain = r.is_sidechain.0 == Some(true);
+        if let Some(model) = r.model.as_deref().filter(|_| !sidechain) {
             sink.model_seen(model);
         }
         if let Some(u) = &r.usage_metadata.0 {
@@ -313,6 +323,10 @@ impl QwenLog {
                 }
                 None => sink.unreadable(unreadable!("usage"), line, &BAD_COUNT)?,
             }
+        }
+        // A sub-agent's answer is billed to the session, but it is not the run's.
+        if sidechain {
+            return Ok(());
         }
         let wants = sink.wants();
         let parts = r.message.0.and_then(|c| c.parts).unwrap_or_default();
@@ -375,6 +389,9 @@ impl QwenLog {
         sink: &mut S,
     ) -> anyhow::Result<()> {
         self.seen(at_ms, sink)?;
+        if r.is_sidechain.0 == Some(true) {
+            return Ok(());
+        }
         self.last = Last::Waiting;
         let wants = sink.wants();
         if !wants.has(Wants::TOOLS) {
@@ -450,6 +467,10 @@ impl QwenLog {
             }
             Some("qwen-code.api_error") => {
                 self.seen(at_ms, sink)?;
+                // A run whose every call failed has no answer to name its model.
+                if let Some(model) = ev.model.as_deref() {
+                    sink.model_seen(model);
+                }
                 let text = ev
                     .error_message
                     .as_deref()
