@@ -10,7 +10,7 @@
 //! | Codex | `~/.codex` (`CODEX_HOME`) | `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl[.zst]`, `archived_sessions/…` |
 //! | Gemini CLI | `~/.gemini` (`GEMINI_CLI_HOME` replaces `~`) | `tmp/<project>/chats/session-<time>-<id8>.jsonl` |
 //! | Qwen Code | `~/.qwen` (`QWEN_RUNTIME_DIR`) | `projects/<cwd-slug>/chats/<session>.jsonl` |
-//! | OpenCode | `~/.local/share/opencode` (`XDG_DATA_HOME`) | `opencode.db` (SQLite; sessions in it) |
+//! | OpenCode | `~/.local/share/opencode` (`XDG_DATA_HOME`) | `opencode.db` (SQLite; sessions in it); before 1.2 `storage/session/<project>/<session>.json` |
 //! | Cursor | `~/.cursor` (`CURSOR_CONFIG_DIR`) | `projects/<cwd-slug>/agent-transcripts/<id>/<id>.jsonl` |
 //!
 //! Nothing here writes: files are opened read-only, a database is read from a private

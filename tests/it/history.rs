@@ -409,3 +409,83 @@ fn views_misread(home: &Path) -> Vec<String> {
     }
     problems
 }
+
+/// A shape's HOME copied into a new one, to add to it.
+fn copy_of(agent: &str, name: &str) -> tempfile::TempDir {
+    let from = shape(agent, name);
+    let home = tempfile::tempdir().unwrap();
+    for file in crate::home::files_under(&from) {
+        let to = home.path().join(file.strip_prefix(&from).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&file, &to).unwrap();
+    }
+    home
+}
+
+/// Item 14: OpenCode's JSON storage before 1.2 (`storage/session/…`, and 0.5's
+/// `project/<p>/storage/session/info/…`) is found by `--from` and `sessions`, by a session
+/// id's start and by `--project`; a session that 1.2 copied into the database (leaving the
+/// files) is read from the database only.
+#[test]
+fn opencode_json_storage_is_found_and_read() {
+    for (name, id, cwd) in [
+        ("0.5-project-storage", "ses_75395a01", "/home/noah"),
+        (
+            "0.14-json-storage",
+            "ses_6426f0a6",
+            "/Users/user/Projects/myproject",
+        ),
+        (
+            "1.1-json-storage",
+            "ses_3ee1d6eb",
+            "/home/bot4u/Desktop/GEMINI",
+        ),
+    ] {
+        let home = shape("opencode", name);
+        let listed = json_lines(&cs(&home, &["sessions", "--json"]).stdout);
+        assert_eq!(listed.len(), 1, "{name}: {listed:?}");
+        assert!(listed[0]["session_id"].as_str().unwrap().starts_with(id));
+        assert_eq!(listed[0]["cwd"], cwd, "{name}");
+        for args in [
+            &["stats", "--json", "--from", "opencode"][..],
+            &["stats", "--json", id],
+            &["stats", "--json", "--from", "opencode", "--project", cwd],
+        ] {
+            let runs = json_lines(&cs(&home, args).stdout);
+            assert_eq!(runs.len(), 1, "{name} {args:?}");
+            assert_eq!(runs[0]["agent"], "opencode", "{name} {args:?}");
+        }
+        let elsewhere = cs(
+            &home,
+            &[
+                "stats",
+                "--json",
+                "--from",
+                "opencode",
+                "--project",
+                "/nowhere",
+            ],
+        );
+        assert!(elsewhere.stdout.is_empty(), "{name}: {}", elsewhere.stdout);
+    }
+    // 1.2 migrated the files into the database and left them.
+    let home = copy_of("opencode", "1.17-sqlite");
+    let data = home.path().join(".local/share/opencode/storage");
+    std::fs::create_dir_all(data.join("session/global")).unwrap();
+    std::fs::write(
+        data.join("session/global/ses_1278e1f37ffelIDlCdpXIGV74U.json"),
+        r#"{"id":"ses_1278e1f37ffelIDlCdpXIGV74U","title":"Commit","directory":"/home/build","time":{"created":1781600000000,"updated":1781600000000}}"#,
+    )
+    .unwrap();
+    let listed = json_lines(&cs(home.path(), &["sessions", "--json"]).stdout);
+    let ids: Vec<&str> = listed
+        .iter()
+        .filter_map(|s| s["session_id"].as_str())
+        .collect();
+    assert_eq!(ids.len(), 3, "{ids:?}");
+    assert!(
+        listed
+            .iter()
+            .all(|s| s["file"].as_str().unwrap().ends_with("opencode.db"))
+    );
+}

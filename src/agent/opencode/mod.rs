@@ -30,6 +30,7 @@ use serde_json::value::RawValue;
 pub(crate) mod db;
 pub(crate) mod log;
 mod spec;
+mod storage;
 mod store;
 
 pub(crate) use spec::{Reader, SPEC};
