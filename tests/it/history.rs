@@ -292,8 +292,9 @@ fn run_differences(want: &Value, got: &Value) -> Vec<String> {
     diffs
 }
 
-/// Tokens as `usage session --json` gives a session's: null and zeros alike.
-fn same_usage(want: &Value, got: Option<&Value>) -> bool {
+/// Tokens as `usage session --json` gives a session's, a row per model (summed): null
+/// and zeros alike.
+fn same_usage(want: &Value, got: &[&Value]) -> bool {
     let keys = [
         "input_tokens",
         "output_tokens",
@@ -302,7 +303,7 @@ fn same_usage(want: &Value, got: Option<&Value>) -> bool {
     ];
     keys.iter().all(|k| {
         let w = want.get(k).and_then(Value::as_u64).unwrap_or(0);
-        let g = got.and_then(|g| g[k].as_u64()).unwrap_or(0);
+        let g: u64 = got.iter().filter_map(|g| g[k].as_u64()).sum();
         w == g
     })
 }
@@ -348,8 +349,8 @@ fn a_home_of_every_shape_reads_as_written() {
                 }
             }
         }
-        let got_usage = usage.iter().find(|u| key(u) == k);
-        if !same_usage(&want["usage"], got_usage) {
+        let got_usage: Vec<&Value> = usage.iter().filter(|u| key(u) == k).collect();
+        if !same_usage(&want["usage"], &got_usage) {
             problems.push(format!(
                 "{at}: tokens {} read as {:?}",
                 want["usage"], got_usage
@@ -488,4 +489,68 @@ fn opencode_json_storage_is_found_and_read() {
             .iter()
             .all(|s| s["file"].as_str().unwrap().ends_with("opencode.db"))
     );
+}
+
+/// The runs `stats --json` reads of a HOME's logs of `agent`.
+fn stats_of(home: &Path, agent: &str) -> Vec<Value> {
+    json_lines(&cs(home, &["stats", "--json", "--from", agent]).stdout)
+}
+
+/// OpenCode: the user's own shell commands (`!ls`: a `user` message of `synthetic` text
+/// only, and the answer that ran it) are no runs, and their calls no run's.
+#[test]
+fn opencode_shell_commands_are_not_runs() {
+    let runs = stats_of(&shape("opencode", "1.17-sqlite"), "opencode");
+    let session: Vec<&Value> = runs
+        .iter()
+        .filter(|r| r["session_id"] == "ses_1279fce82ffeZOJhNwml1w1Fu4")
+        .collect();
+    let read: Vec<(&str, u64)> = session
+        .iter()
+        .map(|r| {
+            (
+                r["status"].as_str().unwrap(),
+                r["tools"]["total"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(read, [("success", 4), ("no_result", 4)]);
+}
+
+/// OpenCode: the user's stopping an answer (`MessageAbortedError`) leaves the run without
+/// a result, in a session log and in a stream; a step that says no reason (before 1.1)
+/// ends the answer when its message completed without an error and it called no tool.
+#[test]
+fn opencode_aborted_is_no_result_and_reasonless_steps_stop() {
+    let aborted = stats_of(&shape("opencode", "1.1-json-storage"), "opencode");
+    assert_eq!(aborted[0]["status"], "no_result", "{aborted:?}");
+    let stream = [
+        r#"{"type":"step_start","timestamp":1,"sessionID":"ses_a","part":{"type":"step-start"}}"#,
+        r#"{"type":"text","timestamp":2,"sessionID":"ses_a","part":{"id":"p1","type":"text","text":"Working"}}"#,
+        r#"{"type":"error","timestamp":3,"sessionID":"ses_a","error":{"name":"MessageAbortedError","data":{"message":"The operation was aborted."}}}"#,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.ndjson");
+    std::fs::write(&file, stream.join("\n") + "\n").unwrap();
+    let run = json_lines(&cs(dir.path(), &["stats", "--json", file.to_str().unwrap()]).stdout);
+    assert_eq!(run[0]["status"], "no_result", "{run:?}");
+    let stopped = stats_of(&shape("opencode", "0.14-json-storage"), "opencode");
+    assert_eq!(stopped[0]["status"], "success", "{stopped:?}");
+}
+
+/// OpenCode: a run lasts from its prompt to its last step's end (one step: not 0 ms);
+/// text parts of white space alone are no text (words are kept as written, white space
+/// before them too: `tests/fixtures/agents/opencode/done-record.ndjson`).
+#[test]
+fn opencode_runs_last_and_blank_text_is_none() {
+    let home = shape("opencode", "1.17-sqlite");
+    for run in stats_of(&home, "opencode") {
+        assert!(run["duration_ms"].as_u64() > Some(0), "{run}");
+    }
+    let events = cs(&home, &["events", "--normalized", "--from", "opencode"]).stdout;
+    for ev in json_lines(&events) {
+        if ev["event"] == "text" {
+            assert!(!ev["text"].as_str().unwrap().trim().is_empty(), "{ev}");
+        }
+    }
 }

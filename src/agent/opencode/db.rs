@@ -395,14 +395,27 @@ pub(super) fn write_message(
         message,
         parts: None,
     })?;
+    let completed = info
+        .time
+        .as_ref()
+        .and_then(|t| t.completed)
+        .map(|t| t as i64);
     for part in parts {
         let data: Data = serde_json::from_str(part.get()).unwrap_or_default();
         let kind = data.kind.as_deref().unwrap_or("part");
+        // A part's own time (0.x wrote 0 for none); a step's end, which keeps none, is its
+        // message's completion.
         let at = data
             .time
             .as_ref()
-            .and_then(|t| t.end.or(t.completed).or(t.start).or(t.created))
+            .and_then(|t| {
+                [t.end, t.completed, t.start, t.created]
+                    .into_iter()
+                    .flatten()
+                    .find(|t| *t > 0.0)
+            })
             .map(|t| t as i64)
+            .or(completed.filter(|_| kind == "step-finish"))
             .or(created);
         out.line(&PartLine {
             kind: stream_type(kind),
