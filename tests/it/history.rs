@@ -554,3 +554,180 @@ fn opencode_runs_last_and_blank_text_is_none() {
         }
     }
 }
+
+/// Item 14: Cursor's transcripts before JSONL (`agent-transcripts/<id>.txt`) are found by
+/// `--from` and `sessions`, by a session id's start and by `--project`; a chat is one
+/// session whichever files hold it (the `.txt` beside its first `.jsonl`, the
+/// `<id>/<id>.jsonl` before both).
+#[test]
+fn cursor_txt_transcripts_are_found_and_read() {
+    let home = copy_of("cursor", "2026.02-txt");
+    let listed = json_lines(&cs(home.path(), &["sessions", "--json"]).stdout);
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert!(
+        listed
+            .iter()
+            .all(|s| s["file"].as_str().unwrap().ends_with(".txt"))
+    );
+    let runs = json_lines(&cs(home.path(), &["stats", "--json", "41c1c37e"]).stdout);
+    let tools: Vec<u64> = runs
+        .iter()
+        .map(|r| r["tools"]["total"].as_u64().unwrap())
+        .collect();
+    assert_eq!(tools, [0, 1, 4, 1]);
+    for (dir, sessions) in [
+        ("/home/ubuntu", 3),
+        ("/home/ubuntu/manufacturing-dashboard", 1),
+    ] {
+        let args = ["sessions", "--json", "--from", "cursor", "--project", dir];
+        assert_eq!(
+            json_lines(&cs(home.path(), &args).stdout).len(),
+            sessions,
+            "{dir}"
+        );
+    }
+    // The same chat written again in the newest shape.
+    let chats = home
+        .path()
+        .join(".cursor/projects/home-ubuntu/agent-transcripts");
+    let id = "41c1c37e-7952-4fc4-aa62-375561c2f1bf";
+    std::fs::create_dir_all(chats.join(id)).unwrap();
+    std::fs::write(
+        chats.join(id).join(format!("{id}.jsonl")),
+        "{\"role\":\"user\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"<user_query>\\nhi\\n</user_query>\"}]}}\n",
+    )
+    .unwrap();
+    let listed = json_lines(&cs(home.path(), &["sessions", "--json"]).stdout);
+    let chat: Vec<&Value> = listed.iter().filter(|s| s["session_id"] == id).collect();
+    assert_eq!(chat.len(), 1, "{listed:?}");
+    assert!(chat[0]["file"].as_str().unwrap().ends_with(".jsonl"));
+    // The `.txt` beside the first `.jsonl` is read: it keeps the calls.
+    let pair = shape("cursor", "2026.02-flat-jsonl-txt");
+    let listed = json_lines(&cs(&pair, &["sessions", "--json"]).stdout);
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    assert!(
+        listed
+            .iter()
+            .all(|s| s["file"].as_str().unwrap().ends_with(".txt"))
+    );
+}
+
+/// Item 10: a transcript records no starts, no ids and no results; `check` judges it by
+/// what it can say (no call ends without its start, no turn is a second result, the answer
+/// is the run's whole text), `events` finds its lines, every call has an id, and a
+/// sub-agent's calls are under its `Task` call.
+#[test]
+fn cursor_transcripts_check_by_what_they_say() {
+    for name in [
+        "2026.02-txt",
+        "2026.02-flat-jsonl-txt",
+        "2026.04-nested-jsonl",
+        "2026.08-nested-subagents",
+    ] {
+        let home = shape("cursor", name);
+        let check = cs(&home, &["check", "--json", "--from", "cursor"]);
+        let summary = json_lines(&check.stdout).pop().unwrap();
+        for kind in [
+            "completion_without_start",
+            "duplicate_result",
+            "text_differs",
+        ] {
+            assert!(summary["by_kind"][kind].is_null(), "{name}: {summary}");
+        }
+        let events = cs(&home, &["events", "--from", "cursor"]);
+        assert_eq!(events.code, 0, "{name}: {}", events.stderr);
+        let json = cs(&home, &["json", "--from", "cursor"]);
+        assert!(!json.stdout.is_empty(), "{name}: json printed nothing");
+        for call in json_lines(&cs(&home, &["tools", "--json", "--from", "cursor"]).stdout) {
+            assert!(
+                !call["call_id"].as_str().unwrap().is_empty(),
+                "{name}: {call}"
+            );
+        }
+    }
+    let home = shape("cursor", "2026.08-nested-subagents");
+    let check = cs(&home, &["check", "--from", "cursor"]);
+    assert_eq!(check.code, 0, "{}", check.stdout);
+    let calls = json_lines(&cs(&home, &["tools", "--json", "--from", "cursor"]).stdout);
+    let task = calls.iter().find(|c| c["tool"] == "Task").unwrap();
+    let under: Vec<&Value> = calls
+        .iter()
+        .filter(|c| c["parent_call_id"] == task["call_id"])
+        .collect();
+    assert_eq!(under.len(), 8, "{calls:?}");
+    let listed = json_lines(&cs(&home, &["sessions", "--json"]).stdout);
+    assert_eq!(listed.len(), 3, "a sub-agent is no session: {listed:?}");
+}
+
+/// A HOME with one Cursor transcript of `lines`, its file last changed at `at` (epoch s).
+fn cursor_home(lines: &[&str], at: u64) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".cursor/projects/w/agent-transcripts/c1");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("c1.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(at);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+    home
+}
+
+/// Cursor transcripts written before `turn_ended`: a run that ends with the answer's text
+/// (then the next prompt, or the end of the file) is a success, one that ends at a call
+/// did not finish; a line of context alone is no prompt; with no `<timestamp>`, the
+/// session's times are its file's.
+#[test]
+fn cursor_transcripts_before_turn_ended() {
+    let user = |text: &str| {
+        format!(
+            r#"{{"role":"user","message":{{"content":[{{"type":"text","text":{}}}]}}}}"#,
+            Value::from(text)
+        )
+    };
+    let said = |text: &str| {
+        format!(
+            r#"{{"role":"assistant","message":{{"content":[{{"type":"text","text":"{text}"}}]}}}}"#
+        )
+    };
+    let called = r#"{"role":"assistant","message":{"content":[{"type":"tool_use","name":"Shell","input":{"command":"ls"}}]}}"#;
+    let lines = [
+        user("<user_query>\nlist it\n</user_query>"),
+        called.to_string(),
+        said("Here it is."),
+        user(
+            "<attached_files>\n<code_selection path=\"a.rs\">x</code_selection>\n</attached_files>",
+        ),
+        said("And more."),
+        user("<user_query>\nagain\n</user_query>"),
+        called.to_string(),
+    ];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let home = cursor_home(&lines, 1_767_225_600);
+    let runs = stats_of(home.path(), "cursor");
+    let read: Vec<(&str, u64)> = runs
+        .iter()
+        .map(|r| {
+            (
+                r["status"].as_str().unwrap(),
+                r["tools"]["total"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(read, [("success", 1), ("no_result", 1)]);
+    let session = json_lines(&cs(home.path(), &["sessions", "--json"]).stdout)
+        .pop()
+        .unwrap();
+    assert_eq!(session["prompts"], 2, "{session}");
+    assert_eq!(session["first_prompt"], "list it", "{session}");
+    assert_eq!(session["started_ms"], 1_767_225_600_000u64, "{session}");
+    assert_eq!(
+        session["last_activity_ms"], 1_767_225_600_000u64,
+        "{session}"
+    );
+    let results = json_lines(&cs(home.path(), &["json", "--from", "cursor"]).stdout);
+    assert_eq!(results[0]["result"], "Here it is.And more.", "{results:?}");
+}
