@@ -11,7 +11,7 @@
 //! | Gemini CLI | `~/.gemini` (`GEMINI_CLI_HOME` replaces `~`) | `tmp/<project>/chats/session-<time>-<id8>.jsonl` |
 //! | Qwen Code | `~/.qwen` (`QWEN_RUNTIME_DIR`) | `projects/<cwd-slug>/chats/<session>.jsonl` |
 //! | OpenCode | `~/.local/share/opencode` (`XDG_DATA_HOME`) | `opencode.db` (SQLite; sessions in it); before 1.2 `storage/session/<project>/<session>.json` |
-//! | Cursor | `~/.cursor` (`CURSOR_CONFIG_DIR`) | `projects/<cwd-slug>/agent-transcripts/<id>/<id>.jsonl` |
+//! | Cursor | `~/.cursor` (`CURSOR_CONFIG_DIR`) | `projects/<cwd-slug>/agent-transcripts/<id>/<id>.jsonl` (before: `<id>.jsonl`, `<id>.txt`) |
 //!
 //! Nothing here writes: files are opened read-only, a database is read from a private
 //! copy, and no lock is taken.
