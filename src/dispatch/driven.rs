@@ -74,6 +74,12 @@ pub(crate) trait Driven: Handler {
         Ok(())
     }
 
+    /// A line without `type` that the dialect read (a Cursor transcript's messages,
+    /// Codex's lines before 0.44): an event, though of no type.
+    fn untyped_line(&mut self, line: &RawLine<'_>) -> anyhow::Result<()> {
+        self.blank_line(line.raw)
+    }
+
     /// A line that is not an event.
     fn bad_line(&mut self, _line: &RawLine<'_>, _bad: &BadLine) -> anyhow::Result<()> {
         Ok(())

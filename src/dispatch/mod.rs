@@ -454,7 +454,7 @@ impl<D: Driven> Dispatcher<D> {
             Peeked::Blank => return engine.handler.blank_line(line.raw),
             Peeked::Bad(bad) => {
                 if *bad == BadLine::NoType && dialect.untyped(&raw, engine)? {
-                    return engine.handler.blank_line(line.raw);
+                    return engine.handler.untyped_line(&raw);
                 }
                 if still_written(dialect, &raw) {
                     return engine.handler.blank_line(line.raw);

@@ -10,8 +10,8 @@
 //! | Codex | `~/.codex` (`CODEX_HOME`) | `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl[.zst]`, `archived_sessions/…` |
 //! | Gemini CLI | `~/.gemini` (`GEMINI_CLI_HOME` replaces `~`) | `tmp/<project>/chats/session-<time>-<id8>.jsonl` (`.json` before 0.39), sub-agents' in `chats/<session>/` |
 //! | Qwen Code | `~/.qwen` (`QWEN_RUNTIME_DIR`) | `projects/<cwd-slug>/chats/<session>.jsonl`; 0.2's `tmp/<hash>/chats/session-<time>-<id8>.json` |
-//! | OpenCode | `~/.local/share/opencode` (`XDG_DATA_HOME`) | `opencode.db` (SQLite; sessions in it) |
-//! | Cursor | `~/.cursor` (`CURSOR_CONFIG_DIR`) | `projects/<cwd-slug>/agent-transcripts/<id>/<id>.jsonl` |
+//! | OpenCode | `~/.local/share/opencode` (`XDG_DATA_HOME`) | `opencode.db` (SQLite; sessions in it); before 1.2 `storage/session/<project>/<session>.json` |
+//! | Cursor | `~/.cursor` (`CURSOR_CONFIG_DIR`) | `projects/<cwd-slug>/agent-transcripts/<id>/<id>.jsonl` (before: `<id>.jsonl`, `<id>.txt`) |
 //!
 //! Nothing here writes: files are opened read-only, a database is read from a private
 //! copy, and no lock is taken.

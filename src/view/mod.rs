@@ -189,6 +189,12 @@ pub(crate) trait View: Send {
         Ok(())
     }
 
+    /// A line without `type` that the dialect read (a Cursor transcript's messages):
+    /// as a blank line, but to a view that counts events.
+    fn untyped_line(&mut self, line: &RawLine<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        self.blank_line(line.raw, ctx)
+    }
+
     /// A line that is not an event. Returns whether the view reported it itself; if not,
     /// it is reported on stderr.
     fn bad_line(
@@ -405,6 +411,10 @@ impl<V: View> Driven for ViewHandler<V> {
 
     fn blank_line(&mut self, raw: &[u8]) -> anyhow::Result<()> {
         self.view.blank_line(raw, &mut self.ctx)
+    }
+
+    fn untyped_line(&mut self, line: &RawLine<'_>) -> anyhow::Result<()> {
+        self.view.untyped_line(line, &mut self.ctx)
     }
 
     fn bad_line(&mut self, line: &RawLine<'_>, bad: &BadLine) -> anyhow::Result<()> {

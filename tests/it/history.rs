@@ -292,8 +292,9 @@ fn run_differences(want: &Value, got: &Value) -> Vec<String> {
     diffs
 }
 
-/// Tokens as `usage session --json` gives a session's: null and zeros alike.
-fn same_usage(want: &Value, got: Option<&Value>) -> bool {
+/// Tokens as `usage session --json` gives a session's, a row per model (summed): null
+/// and zeros alike.
+fn same_usage(want: &Value, got: &[&Value]) -> bool {
     let keys = [
         "input_tokens",
         "output_tokens",
@@ -302,7 +303,7 @@ fn same_usage(want: &Value, got: Option<&Value>) -> bool {
     ];
     keys.iter().all(|k| {
         let w = want.get(k).and_then(Value::as_u64).unwrap_or(0);
-        let g = got.and_then(|g| g[k].as_u64()).unwrap_or(0);
+        let g: u64 = got.iter().filter_map(|g| g[k].as_u64()).sum();
         w == g
     })
 }
@@ -348,8 +349,8 @@ fn a_home_of_every_shape_reads_as_written() {
                 }
             }
         }
-        let got_usage = usage.iter().find(|u| key(u) == k);
-        if !same_usage(&want["usage"], got_usage) {
+        let got_usage: Vec<&Value> = usage.iter().filter(|u| key(u) == k).collect();
+        if !same_usage(&want["usage"], &got_usage) {
             problems.push(format!(
                 "{at}: tokens {} read as {:?}",
                 want["usage"], got_usage
@@ -1054,4 +1055,313 @@ fn qwen_run_of_failed_calls_names_its_model() {
     let runs = json_lines(&cs(&home, &["stats", "--json", "--from", "qwen"]).stdout);
     assert_eq!(runs[0]["model"], "qwen3.6-plus", "{runs:?}");
     assert_eq!(runs[0]["status"], "error");
+}
+
+/// Item 14: OpenCode's JSON storage before 1.2 (`storage/session/…`, and 0.5's
+/// `project/<p>/storage/session/info/…`) is found by `--from` and `sessions`, by a session
+/// id's start and by `--project`; a session that 1.2 copied into the database (leaving the
+/// files) is read from the database only.
+#[test]
+fn opencode_json_storage_is_found_and_read() {
+    for (name, id, cwd) in [
+        ("0.5-project-storage", "ses_75395a01", "/home/noah"),
+        (
+            "0.14-json-storage",
+            "ses_6426f0a6",
+            "/Users/user/Projects/myproject",
+        ),
+        (
+            "1.1-json-storage",
+            "ses_3ee1d6eb",
+            "/home/bot4u/Desktop/GEMINI",
+        ),
+    ] {
+        let home = shape("opencode", name);
+        let listed = json_lines(&cs(&home, &["sessions", "--json"]).stdout);
+        assert_eq!(listed.len(), 1, "{name}: {listed:?}");
+        assert!(listed[0]["session_id"].as_str().unwrap().starts_with(id));
+        assert_eq!(listed[0]["cwd"], cwd, "{name}");
+        for args in [
+            &["stats", "--json", "--from", "opencode"][..],
+            &["stats", "--json", id],
+            &["stats", "--json", "--from", "opencode", "--project", cwd],
+        ] {
+            let runs = json_lines(&cs(&home, args).stdout);
+            assert_eq!(runs.len(), 1, "{name} {args:?}");
+            assert_eq!(runs[0]["agent"], "opencode", "{name} {args:?}");
+        }
+        let elsewhere = cs(
+            &home,
+            &[
+                "stats",
+                "--json",
+                "--from",
+                "opencode",
+                "--project",
+                "/nowhere",
+            ],
+        );
+        assert!(elsewhere.stdout.is_empty(), "{name}: {}", elsewhere.stdout);
+    }
+    // 1.2 migrated the files into the database and left them.
+    let home = home_copy("opencode", "1.17-sqlite");
+    let data = home.path().join(".local/share/opencode/storage");
+    std::fs::create_dir_all(data.join("session/global")).unwrap();
+    std::fs::write(
+        data.join("session/global/ses_1278e1f37ffelIDlCdpXIGV74U.json"),
+        r#"{"id":"ses_1278e1f37ffelIDlCdpXIGV74U","title":"Commit","directory":"/home/build","time":{"created":1781600000000,"updated":1781600000000}}"#,
+    )
+    .unwrap();
+    let listed = json_lines(&cs(home.path(), &["sessions", "--json"]).stdout);
+    let ids: Vec<&str> = listed
+        .iter()
+        .filter_map(|s| s["session_id"].as_str())
+        .collect();
+    assert_eq!(ids.len(), 3, "{ids:?}");
+    assert!(
+        listed
+            .iter()
+            .all(|s| s["file"].as_str().unwrap().ends_with("opencode.db"))
+    );
+}
+
+/// The runs `stats --json` reads of a HOME's logs of `agent`.
+fn stats_of(home: &Path, agent: &str) -> Vec<Value> {
+    json_lines(&cs(home, &["stats", "--json", "--from", agent]).stdout)
+}
+
+/// OpenCode: the user's own shell commands (`!ls`: a `user` message of `synthetic` text
+/// only, and the answer that ran it) are no runs, and their calls no run's.
+#[test]
+fn opencode_shell_commands_are_not_runs() {
+    let runs = stats_of(&shape("opencode", "1.17-sqlite"), "opencode");
+    let session: Vec<&Value> = runs
+        .iter()
+        .filter(|r| r["session_id"] == "ses_1279fce82ffeZOJhNwml1w1Fu4")
+        .collect();
+    let read: Vec<(&str, u64)> = session
+        .iter()
+        .map(|r| {
+            (
+                r["status"].as_str().unwrap(),
+                r["tools"]["total"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(read, [("success", 4), ("no_result", 4)]);
+}
+
+/// OpenCode: the user's stopping an answer (`MessageAbortedError`) leaves the run without
+/// a result, in a session log and in a stream; a step that says no reason (before 1.1)
+/// ends the answer when its message completed without an error and it called no tool.
+#[test]
+fn opencode_aborted_is_no_result_and_reasonless_steps_stop() {
+    let aborted = stats_of(&shape("opencode", "1.1-json-storage"), "opencode");
+    assert_eq!(aborted[0]["status"], "no_result", "{aborted:?}");
+    let stream = [
+        r#"{"type":"step_start","timestamp":1,"sessionID":"ses_a","part":{"type":"step-start"}}"#,
+        r#"{"type":"text","timestamp":2,"sessionID":"ses_a","part":{"id":"p1","type":"text","text":"Working"}}"#,
+        r#"{"type":"error","timestamp":3,"sessionID":"ses_a","error":{"name":"MessageAbortedError","data":{"message":"The operation was aborted."}}}"#,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.ndjson");
+    std::fs::write(&file, stream.join("\n") + "\n").unwrap();
+    let run = json_lines(&cs(dir.path(), &["stats", "--json", file.to_str().unwrap()]).stdout);
+    assert_eq!(run[0]["status"], "no_result", "{run:?}");
+    let stopped = stats_of(&shape("opencode", "0.14-json-storage"), "opencode");
+    assert_eq!(stopped[0]["status"], "success", "{stopped:?}");
+}
+
+/// OpenCode: a run lasts from its prompt to its last step's end (one step: not 0 ms);
+/// text parts of white space alone are no text (words are kept as written, white space
+/// before them too: `tests/fixtures/agents/opencode/done-record.ndjson`).
+#[test]
+fn opencode_runs_last_and_blank_text_is_none() {
+    let home = shape("opencode", "1.17-sqlite");
+    for run in stats_of(&home, "opencode") {
+        assert!(run["duration_ms"].as_u64() > Some(0), "{run}");
+    }
+    let events = cs(&home, &["events", "--normalized", "--from", "opencode"]).stdout;
+    for ev in json_lines(&events) {
+        if ev["event"] == "text" {
+            assert!(!ev["text"].as_str().unwrap().trim().is_empty(), "{ev}");
+        }
+    }
+}
+
+/// Item 14: Cursor's transcripts before JSONL (`agent-transcripts/<id>.txt`) are found by
+/// `--from` and `sessions`, by a session id's start and by `--project`; a chat is one
+/// session whichever files hold it (the `.txt` beside its first `.jsonl`, the
+/// `<id>/<id>.jsonl` before both).
+#[test]
+fn cursor_txt_transcripts_are_found_and_read() {
+    let home = home_copy("cursor", "2026.02-txt");
+    let listed = json_lines(&cs(home.path(), &["sessions", "--json"]).stdout);
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert!(
+        listed
+            .iter()
+            .all(|s| s["file"].as_str().unwrap().ends_with(".txt"))
+    );
+    let runs = json_lines(&cs(home.path(), &["stats", "--json", "41c1c37e"]).stdout);
+    let tools: Vec<u64> = runs
+        .iter()
+        .map(|r| r["tools"]["total"].as_u64().unwrap())
+        .collect();
+    assert_eq!(tools, [0, 1, 4, 1]);
+    for (dir, sessions) in [
+        ("/home/ubuntu", 3),
+        ("/home/ubuntu/manufacturing-dashboard", 1),
+    ] {
+        let args = ["sessions", "--json", "--from", "cursor", "--project", dir];
+        assert_eq!(
+            json_lines(&cs(home.path(), &args).stdout).len(),
+            sessions,
+            "{dir}"
+        );
+    }
+    // The same chat written again in the newest shape.
+    let chats = home
+        .path()
+        .join(".cursor/projects/home-ubuntu/agent-transcripts");
+    let id = "41c1c37e-7952-4fc4-aa62-375561c2f1bf";
+    std::fs::create_dir_all(chats.join(id)).unwrap();
+    std::fs::write(
+        chats.join(id).join(format!("{id}.jsonl")),
+        "{\"role\":\"user\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"<user_query>\\nhi\\n</user_query>\"}]}}\n",
+    )
+    .unwrap();
+    let listed = json_lines(&cs(home.path(), &["sessions", "--json"]).stdout);
+    let chat: Vec<&Value> = listed.iter().filter(|s| s["session_id"] == id).collect();
+    assert_eq!(chat.len(), 1, "{listed:?}");
+    assert!(chat[0]["file"].as_str().unwrap().ends_with(".jsonl"));
+    // The `.txt` beside the first `.jsonl` is read: it keeps the calls.
+    let pair = shape("cursor", "2026.02-flat-jsonl-txt");
+    let listed = json_lines(&cs(&pair, &["sessions", "--json"]).stdout);
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    assert!(
+        listed
+            .iter()
+            .all(|s| s["file"].as_str().unwrap().ends_with(".txt"))
+    );
+}
+
+/// Item 10: a transcript records no starts, no ids and no results; `check` judges it by
+/// what it can say (no call ends without its start, no turn is a second result, the answer
+/// is the run's whole text), `events` finds its lines, every call has an id, and a
+/// sub-agent's calls are under its `Task` call.
+#[test]
+fn cursor_transcripts_check_by_what_they_say() {
+    for name in [
+        "2026.02-txt",
+        "2026.02-flat-jsonl-txt",
+        "2026.04-nested-jsonl",
+        "2026.08-nested-subagents",
+    ] {
+        let home = shape("cursor", name);
+        let check = cs(&home, &["check", "--json", "--from", "cursor"]);
+        let summary = json_lines(&check.stdout).pop().unwrap();
+        for kind in [
+            "completion_without_start",
+            "duplicate_result",
+            "text_differs",
+        ] {
+            assert!(summary["by_kind"][kind].is_null(), "{name}: {summary}");
+        }
+        let events = cs(&home, &["events", "--from", "cursor"]);
+        assert_eq!(events.code, 0, "{name}: {}", events.stderr);
+        let json = cs(&home, &["json", "--from", "cursor"]);
+        assert!(!json.stdout.is_empty(), "{name}: json printed nothing");
+        for call in json_lines(&cs(&home, &["tools", "--json", "--from", "cursor"]).stdout) {
+            assert!(
+                !call["call_id"].as_str().unwrap().is_empty(),
+                "{name}: {call}"
+            );
+        }
+    }
+    let home = shape("cursor", "2026.08-nested-subagents");
+    let check = cs(&home, &["check", "--from", "cursor"]);
+    assert_eq!(check.code, 0, "{}", check.stdout);
+    let calls = json_lines(&cs(&home, &["tools", "--json", "--from", "cursor"]).stdout);
+    let task = calls.iter().find(|c| c["tool"] == "Task").unwrap();
+    let under: Vec<&Value> = calls
+        .iter()
+        .filter(|c| c["parent_call_id"] == task["call_id"])
+        .collect();
+    assert_eq!(under.len(), 8, "{calls:?}");
+    let listed = json_lines(&cs(&home, &["sessions", "--json"]).stdout);
+    assert_eq!(listed.len(), 3, "a sub-agent is no session: {listed:?}");
+}
+
+/// A HOME with one Cursor transcript of `lines`, its file last changed at `at` (epoch s).
+fn cursor_home(lines: &[&str], at: u64) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".cursor/projects/w/agent-transcripts/c1");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("c1.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(at);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+    home
+}
+
+/// Cursor transcripts written before `turn_ended`: a run that ends with the answer's text
+/// (then the next prompt, or the end of the file) is a success, one that ends at a call
+/// did not finish; a line of context alone is no prompt; with no `<timestamp>`, the
+/// session's times are its file's.
+#[test]
+fn cursor_transcripts_before_turn_ended() {
+    let user = |text: &str| {
+        format!(
+            r#"{{"role":"user","message":{{"content":[{{"type":"text","text":{}}}]}}}}"#,
+            Value::from(text)
+        )
+    };
+    let said = |text: &str| {
+        format!(
+            r#"{{"role":"assistant","message":{{"content":[{{"type":"text","text":"{text}"}}]}}}}"#
+        )
+    };
+    let called = r#"{"role":"assistant","message":{"content":[{"type":"tool_use","name":"Shell","input":{"command":"ls"}}]}}"#;
+    let lines = [
+        user("<user_query>\nlist it\n</user_query>"),
+        called.to_string(),
+        said("Here it is."),
+        user(
+            "<attached_files>\n<code_selection path=\"a.rs\">x</code_selection>\n</attached_files>",
+        ),
+        said("And more."),
+        user("<user_query>\nagain\n</user_query>"),
+        called.to_string(),
+    ];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let home = cursor_home(&lines, 1_767_225_600);
+    let runs = stats_of(home.path(), "cursor");
+    let read: Vec<(&str, u64)> = runs
+        .iter()
+        .map(|r| {
+            (
+                r["status"].as_str().unwrap(),
+                r["tools"]["total"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(read, [("success", 1), ("no_result", 1)]);
+    let session = json_lines(&cs(home.path(), &["sessions", "--json"]).stdout)
+        .pop()
+        .unwrap();
+    assert_eq!(session["prompts"], 2, "{session}");
+    assert_eq!(session["first_prompt"], "list it", "{session}");
+    assert_eq!(session["started_ms"], 1_767_225_600_000u64, "{session}");
+    assert_eq!(
+        session["last_activity_ms"], 1_767_225_600_000u64,
+        "{session}"
+    );
+    let results = json_lines(&cs(home.path(), &["json", "--from", "cursor"]).stdout);
+    assert_eq!(results[0]["result"], "Here it is.And more.", "{results:?}");
 }

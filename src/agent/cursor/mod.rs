@@ -14,8 +14,10 @@
 //! | run end | `result`: success only for `subtype:"success"` with `is_error` not true; `json` prints the line on success, as the CLI's own json format |
 
 mod answer;
+mod legacy;
 mod spec;
 mod store;
+mod subagents;
 pub(crate) mod tool_call;
 pub(crate) mod transcript;
 pub(crate) mod wire;

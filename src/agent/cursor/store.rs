@@ -1,12 +1,23 @@
 //! Where the Cursor Agent CLI keeps its transcripts: `projects/<slug>/agent-transcripts/`
 //! under `$CURSOR_CONFIG_DIR` (else `~/.cursor`), `<id>/<id>.jsonl` (cursor-agent
-//! 2026.04 on) or `<id>.jsonl` (before); `projects/agent-transcripts/` for a chat outside
-//! any project. The slug is the working directory with `/` and `.` made `-`.
+//! 2026.04 on, its sub-agents' in `<id>/subagents/`), `<id>.jsonl` beside `<id>.txt`
+//! (early 2026) or `<id>.txt` alone (before); `projects/agent-transcripts/` for a chat
+//! outside any project. The slug is the working directory with `/` and `.` made `-`.
+//!
+//! A chat is one session whichever files hold it: its `<id>/<id>.jsonl` if there is one
+//! (the newest shape); else its `.txt`, which keeps the calls and the reasoning that the
+//! first `.jsonl` beside it left out; else that `.jsonl`.
 
-use std::path::Path;
+use std::collections::HashSet;
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
 
+use super::legacy::TxtLines;
+use super::subagents::{subagents_of, with_subagents};
 use crate::agent::event::Agent;
 use crate::agent::store::{self, Found, Store, env_dir, files_in, home, subdirs};
+use crate::input::file::Opened;
 
 pub(crate) struct CursorStore;
 
@@ -25,21 +36,41 @@ impl Store for CursorStore {
         );
         let mut found = Vec::new();
         for transcripts in dirs {
-            for path in files_in(&transcripts, |n| n.ends_with(".jsonl")) {
-                let id = store::stem(&path, ".jsonl");
-                found.push(Found::file(Agent::Cursor, path, id, None));
-            }
+            let mut chats = HashSet::new();
             for dir in subdirs(&transcripts) {
                 let Some(name) = store::name_of(&dir) else {
                     continue;
                 };
                 let path = dir.join(format!("{name}.jsonl"));
                 if path.is_file() {
+                    chats.insert(name.clone());
                     found.push(Found::file(Agent::Cursor, path, Some(name), None));
+                }
+            }
+            for path in flat_transcripts(&transcripts) {
+                let id = chat_of(&path);
+                if id.as_ref().is_some_and(|id| chats.insert(id.clone())) {
+                    found.push(Found::file(Agent::Cursor, path, id, None));
                 }
             }
         }
         found
+    }
+
+    fn opens(&self, path: &Path) -> bool {
+        is_txt(path) || !subagents_of(path).is_empty()
+    }
+
+    fn open(&self, path: &Path, file: File) -> io::Result<Opened> {
+        if is_txt(path) {
+            return Ok(Opened::Made(Box::new(TxtLines::new(io::BufReader::new(
+                file,
+            )))));
+        }
+        Ok(match subagents_of(path) {
+            subs if subs.is_empty() => Opened::Plain(file),
+            subs => Opened::Made(Box::new(with_subagents(file, subs))),
+        })
     }
 
     /// A transcript holds no working directory; its project folder's name is the
@@ -81,4 +112,26 @@ fn project_folder(path: &Path) -> Option<String> {
         .filter(|p| p.file_name().is_some_and(|n| n != "projects"))
         .and_then(|p| p.file_name())
         .map(|n| n.to_string_lossy().into_owned())
+}
+
+/// The transcripts of a folder's own (`<id>.txt`, `<id>.jsonl`), a chat's `.txt` before its
+/// `.jsonl`.
+fn flat_transcripts(dir: &Path) -> Vec<PathBuf> {
+    let mut files = files_in(dir, |n| n.ends_with(".txt"));
+    files.extend(files_in(dir, |n| n.ends_with(".jsonl")));
+    files
+}
+
+/// The chat a transcript's file is: its name without `.txt` or `.jsonl`.
+fn chat_of(path: &Path) -> Option<String> {
+    store::stem(path, ".txt").or_else(|| store::stem(path, ".jsonl"))
+}
+
+/// A transcript of before 2026.02: `agent-transcripts/<id>.txt`.
+fn is_txt(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "txt")
+        && path
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == "agent-transcripts")
 }
