@@ -55,6 +55,8 @@ impl Wants {
     pub const FINAL: Wants = Wants(1 << 6);
     /// [`Event::Billed`]: each model call's tokens, as a session log records them.
     pub const BILLED: Wants = Wants(1 << 8);
+    /// Sessions' titles, and the ids of the lines a title may name (`sessions`).
+    pub const TITLES: Wants = Wants(1 << 9);
     /// Everything, including what may be added later.
     pub const ALL: Wants = Wants(u16::MAX);
 
