@@ -60,6 +60,8 @@ impl Wants {
     /// the run's [`RunInfo::prompt`] from that line on. A session log's comes with its run
     /// start whatever is asked.
     pub const PROMPT: Wants = Wants(1 << 9);
+    /// Sessions' titles, and the ids of the lines a title may name (`sessions`).
+    pub const TITLES: Wants = Wants(1 << 10);
     /// Everything, including what may be added later.
     pub const ALL: Wants = Wants(u16::MAX);
 

@@ -145,6 +145,17 @@ pub(crate) trait Sink {
     /// A session's title, as its log names it (for the session being read, when
     /// `session` is `None`).
     fn title(&mut self, _session: Option<&str>, _title: &str) {}
+    /// The run's model changed within it (a fallback, a `/model` switch): the later one is
+    /// the run's. A sink that keeps the first takes it as [`Sink::model_seen`].
+    fn model_changed(&mut self, model: &str) {
+        self.model_seen(model)
+    }
+    /// The title of whichever session holds the line whose id is `line` (Claude's
+    /// `summary` names its session by a line's `uuid`, often from another session's log).
+    fn title_of_line(&mut self, _line: &str, _title: &str) {}
+    /// The id of a line of the session being read, which a title elsewhere may name
+    /// ([`Sink::title_of_line`]). Told only to a view that wants titles ([`Wants::TITLES`]).
+    fn line_id(&mut self, _id: &str) {}
     /// A session whose log holds no run (it says what it is, no prompt was sent): what
     /// `info` says of it, and its last activity (epoch ms). `sessions` lists it.
     fn empty_session(&mut self, _info: &RunInfo, _last_ms: Option<u64>) {}
@@ -223,6 +234,13 @@ pub(crate) trait Dialect {
     /// A rule of the format that `check` reports besides the normalized ones.
     fn lint(&self, _head: &Head, _line: &[u8]) -> Option<String> {
         None
+    }
+
+    /// Whether a line read where no run is open belongs to the run that starts next
+    /// (Claude's `SessionStart` hooks come before its `init`): the dispatcher holds it
+    /// until that run starts, so that it is read in it.
+    fn before_run(&self, _head: &Head, _line: &[u8]) -> bool {
+        false
     }
 
     /// A one-line hint for a line the agent wrote on its stderr, for the failures its
@@ -333,6 +351,10 @@ impl<S: Dialect, L: Dialect> Dialect for StreamOrLog<S, L> {
         stream_or_log!(self, d => d.start_afresh())
     }
 
+    fn before_run(&self, head: &Head, line: &[u8]) -> bool {
+        stream_or_log!(self, d => d.before_run(head, line))
+    }
+
     fn lint(&self, head: &Head, line: &[u8]) -> Option<String> {
         stream_or_log!(self, d => d.lint(head, line))
     }
@@ -424,6 +446,10 @@ macro_rules! agents {
 
             fn lint(&self, head: &Head, line: &[u8]) -> Option<String> {
                 match self { $( AnyDialect::$variant(d) => d.lint(head, line), )+ }
+            }
+
+            fn before_run(&self, head: &Head, line: &[u8]) -> bool {
+                match self { $( AnyDialect::$variant(d) => d.before_run(head, line), )+ }
             }
 
             fn hint(&self, stderr_line: &str) -> Option<&'static str> {

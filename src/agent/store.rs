@@ -94,6 +94,13 @@ pub(crate) trait Store: Sync {
         log.id.clone()
     }
 
+    /// Whether the file at `path` is one of the agent's session logs by its place and name
+    /// alone: a log with no line of its own says nothing of itself, and is read as its
+    /// agent's all the same (`sessions` lists it).
+    fn names_log(&self, _path: &Path) -> bool {
+        false
+    }
+
     /// Whether the file at `path` is one of the agent's that is not read as the lines it
     /// holds (a log with others read into it, a document of a whole session).
     fn opens(&self, _path: &Path) -> bool {

@@ -107,6 +107,12 @@ pub(crate) trait Driven: Handler {
     /// A session's title (see `Sink::title`).
     fn title(&mut self, _session: Option<&str>, _title: &str) {}
 
+    /// The title of the session that holds a line (see `Sink::title_of_line`).
+    fn title_of_line(&mut self, _line: &str, _title: &str) {}
+
+    /// A line's id, in the session being read (see `Sink::line_id`).
+    fn line_id(&mut self, _id: &str) {}
+
     /// A session with no run (see `Sink::empty_session`).
     fn empty_session(&mut self, _info: &RunInfo, _last_ms: Option<u64>) {}
 

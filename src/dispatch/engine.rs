@@ -123,8 +123,23 @@ impl<D: Driven> Sink for Engine<D> {
         self.handler.title(session, title);
     }
 
+    fn title_of_line(&mut self, line: &str, title: &str) {
+        self.handler.title_of_line(line, title);
+    }
+
+    fn line_id(&mut self, id: &str) {
+        self.handler.line_id(id);
+    }
+
     fn empty_session(&mut self, info: &RunInfo, last_ms: Option<u64>) {
         self.handler.empty_session(info, last_ms);
+    }
+
+    fn model_changed(&mut self, model: &str) {
+        if self.runs.is_open() && self.run.model.as_deref() != Some(model) {
+            self.run.model = Some(model.to_owned());
+            self.handler.model_seen(model);
+        }
     }
 
     fn model_seen(&mut self, model: &str) {

@@ -221,6 +221,12 @@ pub(crate) trait View: Send {
     /// A session's title, as its log names it (`None`: the session being read).
     fn title(&mut self, _session: Option<&str>, _title: &str, _ctx: &mut Ctx) {}
 
+    /// The title of the session that holds the line whose id is `line`, wherever it is.
+    fn title_of_line(&mut self, _line: &str, _title: &str, _ctx: &mut Ctx) {}
+
+    /// The id of a line of the session being read (for [`View::title_of_line`]).
+    fn line_id(&mut self, _id: &str, _ctx: &mut Ctx) {}
+
     /// A session whose log holds no run: what `info` says of it, its last activity.
     fn empty_session(&mut self, _info: &RunInfo, _last_ms: Option<u64>, _ctx: &mut Ctx) {}
 
@@ -466,6 +472,14 @@ impl<V: View> Driven for ViewHandler<V> {
 
     fn title(&mut self, session: Option<&str>, title: &str) {
         self.view.title(session, title, &mut self.ctx);
+    }
+
+    fn title_of_line(&mut self, line: &str, title: &str) {
+        self.view.title_of_line(line, title, &mut self.ctx);
+    }
+
+    fn line_id(&mut self, id: &str) {
+        self.view.line_id(id, &mut self.ctx);
     }
 
     fn empty_session(&mut self, info: &RunInfo, last_ms: Option<u64>) {

@@ -292,18 +292,35 @@ fn run_differences(want: &Value, got: &Value) -> Vec<String> {
     diffs
 }
 
-/// Tokens as `usage session --json` gives a session's, a row per model (summed): null
-/// and zeros alike.
-fn same_usage(want: &Value, got: &[&Value]) -> bool {
-    let keys = [
-        "input_tokens",
-        "output_tokens",
-        "cache_read_tokens",
-        "cache_write_tokens",
-    ];
-    keys.iter().all(|k| {
+const TOKENS: [&str; 4] = [
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+];
+
+/// A session's tokens as `usage session --json` gives them: the sum of its rows (one per
+/// model it used).
+fn session_usage(usage: &[Value], k: &(String, String)) -> Value {
+    let rows: Vec<&Value> = usage.iter().filter(|u| key(u) == *k).collect();
+    if rows.is_empty() {
+        return Value::Null;
+    }
+    TOKENS
+        .iter()
+        .map(|t| {
+            let sum: u64 = rows.iter().filter_map(|r| r[t].as_u64()).sum();
+            (t.to_string(), Value::from(sum))
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+/// Tokens as `usage session --json` gives a session's: null and zeros alike.
+fn same_usage(want: &Value, got: &Value) -> bool {
+    TOKENS.iter().all(|k| {
         let w = want.get(k).and_then(Value::as_u64).unwrap_or(0);
-        let g: u64 = got.iter().filter_map(|g| g[k].as_u64()).sum();
+        let g = got.get(k).and_then(Value::as_u64).unwrap_or(0);
         w == g
     })
 }
@@ -349,11 +366,11 @@ fn a_home_of_every_shape_reads_as_written() {
                 }
             }
         }
-        let got_usage: Vec<&Value> = usage.iter().filter(|u| key(u) == k).collect();
+        let got_usage = session_usage(&usage, &k);
         if !same_usage(&want["usage"], &got_usage) {
             problems.push(format!(
-                "{at}: tokens {} read as {:?}",
-                want["usage"], got_usage
+                "{at}: tokens {} read as {got_usage}",
+                want["usage"]
             ));
         }
     }
@@ -1364,4 +1381,173 @@ fn cursor_transcripts_before_turn_ended() {
     );
     let results = json_lines(&cs(home.path(), &["json", "--from", "cursor"]).stdout);
     assert_eq!(results[0]["result"], "Here it is.And more.", "{results:?}");
+}
+
+/// A session's `sessions --json` row, by its id.
+fn listed<'a>(rows: &'a [Value], id: &str) -> &'a Value {
+    rows.iter()
+        .find(|r| r["session_id"] == id)
+        .unwrap_or_else(|| panic!("{id} not listed: {rows:?}"))
+}
+
+/// Item 5: a Claude `summary` titles the session whose line its `leafUuid` names, though
+/// Claude Code wrote it into another session's log (the next one, in 1.0); when several
+/// name its lines, the one naming the latest. The log it was written in gets no title
+/// of it, and a summary that names no line read titles nothing — whether the logs are
+/// found in the store or given by path, in either order.
+#[test]
+fn claude_summaries_title_the_session_whose_line_they_name() {
+    let cases = [
+        (
+            "1.0.98-summary-pair",
+            "fe5e1c67-53e7-4862-81ae-d0e013e3270b",
+            "1af7fc5e-8455-4414-9ccd-011d40f70b2a",
+            "Empty Repo Setup: CLAUDE.md Foundation Created",
+        ),
+        (
+            "2.1.12-summary-pair",
+            "cc432c40-914a-4c1a-a972-0103199a736a",
+            "68d61609-708d-431d-b552-dc582ffc947b",
+            "Fixed lint errors in Go files",
+        ),
+    ];
+    for (name, written_in, named, title) in cases {
+        let home = shape("claude", name);
+        let logs: Vec<String> = crate::home::files_under(&home)
+            .into_iter()
+            .map(|p| p.to_str().unwrap().to_string())
+            .collect();
+        let reversed: Vec<String> = logs.iter().rev().cloned().collect();
+        let mut ways: Vec<Vec<&str>> = vec![vec!["sessions", "--json"]];
+        for files in [&logs, &reversed] {
+            let mut args = vec!["sessions", "--json"];
+            args.extend(files.iter().map(String::as_str));
+            ways.push(args);
+        }
+        for args in ways {
+            let rows = json_lines(&cs(&home, &args).stdout);
+            assert_eq!(listed(&rows, named)["title"], title, "{name} {args:?}");
+            assert_eq!(
+                listed(&rows, written_in)["title"],
+                Value::Null,
+                "{name} {args:?}"
+            );
+        }
+    }
+    let home = shape("claude", "1.0.24-summaries-top");
+    let rows = json_lines(&cs(&home, &["sessions", "--json"]).stdout);
+    let session = listed(&rows, "fe869ecb-c176-478f-9734-7e4b8ef12cff");
+    assert_eq!(
+        session["title"],
+        Value::Null,
+        "15 summaries of sessions not here"
+    );
+}
+
+/// The total row of `usage --json`'s tokens (every row summed).
+fn usage_tokens(home: &Path, args: &[&str]) -> u64 {
+    let out = cs(home, args);
+    json_lines(&out.stdout)
+        .iter()
+        .filter_map(|r| r["total_tokens"].as_u64())
+        .sum()
+}
+
+/// Item 8: a sub-agent's calls count once, whether its log is read from the store (with
+/// its session, or on its own when no log of the session is left), or given by path
+/// beside its session's log, in either order.
+#[test]
+fn claude_sub_agents_calls_count_once() {
+    for name in [
+        "2.1.17-subagents-dir",
+        "2.1.114-subagents-meta-worktree",
+        "2.0.28-warmup-agent-files",
+        "2.0.60-agent-files-no-parent",
+    ] {
+        let home = shape("claude", name);
+        let logs: Vec<String> = crate::home::files_under(&home)
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .map(|p| p.to_str().unwrap().to_string())
+            .collect();
+        let want = expected_sessions()
+            .iter()
+            .filter(|s| s["shape"].as_str().is_some_and(|p| p.ends_with(name)))
+            .map(|s| {
+                TOKENS
+                    .iter()
+                    .map(|t| s["usage"][t].as_u64().unwrap_or(0))
+                    .sum::<u64>()
+            })
+            .sum::<u64>();
+        let from_store = usage_tokens(&home, &["usage", "model", "--json"]);
+        assert_eq!(from_store, want, "{name}: from the store");
+        for files in [logs.clone(), logs.iter().rev().cloned().collect()] {
+            let mut args = vec!["usage", "model", "--json"];
+            args.extend(files.iter().map(String::as_str));
+            assert_eq!(usage_tokens(&home, &args), want, "{name}: {files:?}");
+        }
+    }
+}
+
+/// Item 8: a Claude stream's `result` counts in its `modelUsage` the side models' calls
+/// (Haiku's), which its `usage` (the main model's) leaves out: they are in the run's
+/// tokens and have their own model row, not only a part of the cost.
+#[test]
+fn claude_stream_side_models_are_in_the_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let stream = dir.path().join("run.ndjson");
+    let lines = [
+        r#"{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":[],"model":"claude-sonnet-4-5-20250929","uuid":"u0"}"#,
+        r#"{"type":"assistant","message":{"id":"m1","model":"claude-sonnet-4-5-20250929","role":"assistant","content":[{"type":"text","text":"done"}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u1"}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"duration_ms":10,"num_turns":1,"result":"done","session_id":"s1","total_cost_usd":0.00225,"usage":{"input_tokens":100,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":10},"modelUsage":{"claude-sonnet-4-5-20250929":{"inputTokens":100,"outputTokens":10,"cacheReadInputTokens":0,"cacheCreationInputTokens":0,"costUSD":0.00045},"claude-3-5-haiku-20241022":{"inputTokens":2000,"outputTokens":50,"cacheReadInputTokens":0,"cacheCreationInputTokens":0,"costUSD":0.0018}},"uuid":"u2"}"#,
+    ];
+    std::fs::write(&stream, lines.join("\n") + "\n").unwrap();
+    let file = stream.to_str().unwrap();
+    let rows = json_lines(&cs(dir.path(), &["usage", "model", "--json", file]).stdout);
+    let row = |model: &str| {
+        rows.iter()
+            .find(|r| r["model"] == model)
+            .unwrap_or_else(|| panic!("no {model} row: {rows:?}"))
+    };
+    assert_eq!(row("claude-3-5-haiku-20241022")["input_tokens"], 2000);
+    assert_eq!(row("claude-3-5-haiku-20241022")["output_tokens"], 50);
+    assert_eq!(row("claude-sonnet-4-5-20250929")["input_tokens"], 100);
+    let stats = json_lines(&cs(dir.path(), &["stats", "--json", file]).stdout);
+    assert_eq!(stats[0]["usage"]["input_tokens"], 2100, "{stats:?}");
+    assert_eq!(stats[0]["usage"]["output_tokens"], 60, "{stats:?}");
+    let cost = stats[0]["usage"]["cost_usd"].as_f64().unwrap();
+    assert!((cost - 0.00225).abs() < 1e-9, "{cost}");
+}
+
+/// Item 13: Claude's `SessionStart` hook lines come before the `init` of the run they
+/// start: `get`'s `$run` is that run's for them, as for its other lines (after another
+/// agent's run too).
+#[test]
+fn hooks_before_init_are_in_the_run_they_start() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents");
+    let program = "[$run.agent, $run.session_id, $run.model, $run.index]";
+    let alone = fixtures.join("claude/hooks-before-init.ndjson");
+    let out = cs(&fixtures, &["get", "-c", program, alone.to_str().unwrap()]);
+    let values = json_lines(&out.stdout);
+    assert_eq!(values.len(), 13, "{}", out.stdout);
+    let run = serde_json::json!([
+        "claude",
+        "6be1679f-6ae2-4652-ab6f-a7cd62de963a",
+        "claude-sonnet-5",
+        0
+    ]);
+    assert!(values.iter().all(|v| *v == run), "{}", out.stdout);
+    let mixed = fixtures.join("mixed/qwen-then-claude.ndjson");
+    let program = r#"select(.type == "system") | [$run.agent, $run.index, .subtype]"#;
+    let out = cs(&fixtures, &["get", "-c", program, mixed.to_str().unwrap()]);
+    let hooks: Vec<Value> = json_lines(&out.stdout)
+        .into_iter()
+        .filter(|v| v[2].as_str().is_some_and(|s| s.starts_with("hook_")))
+        .collect();
+    assert_eq!(hooks.len(), 6, "{}", out.stdout);
+    for hook in hooks.iter().take(4) {
+        assert_eq!(hook[0], "claude", "{}", out.stdout);
+        assert_eq!(hook[1], 1, "{}", out.stdout);
+    }
 }

@@ -944,11 +944,12 @@ fn a_prompt_is_the_users_words_without_what_the_agent_wrapped_them_in() {
             "create me a .github/CODEOWNERS",
             &["ide_opened_file", "The user opened the file"],
         ),
-        // A command run in Claude Code's bash mode.
+        // A command run in Claude Code's bash mode is the user's, not a prompt: the run
+        // opens with the request that followed it.
         (
             "claude/1.0.51-hook-system-lines",
-            "!uv run ty check",
-            &["bash-input"],
+            "please fix these",
+            &["bash-input", "bash-stdout"],
         ),
         // Codex's IDE extension puts its context before the request.
         (

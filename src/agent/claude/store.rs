@@ -31,11 +31,21 @@ impl Store for ClaudeStore {
             }
         }
         // Every log looked into at once (most projects hold a few logs).
-        let firsts = on_all_cores(&found, |f| f.path().and_then(first_uuid));
+        let firsts = on_all_cores(&found, |f| f.path().and_then(first_message));
         for project in projects {
             without_copies(&mut found[project.clone()], &firsts[project]);
         }
         found
+    }
+
+    /// `projects/<cwd-slug>/<session>.jsonl`.
+    fn names_log(&self, path: &Path) -> bool {
+        let in_projects = path
+            .parent()
+            .and_then(Path::parent)
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == "projects");
+        in_projects && super::log::session_of_file(&path.to_string_lossy()).is_some()
     }
 
     fn opens(&self, path: &Path) -> bool {
@@ -54,7 +64,8 @@ impl Store for ClaudeStore {
 
 /// A project folder's session logs; 2.0's sub-agent logs beside them are read with their
 /// session (see [`subagents_of`]), but those whose session's log is gone are read on
-/// their own: their calls were billed all the same.
+/// their own, each a session named by its file (`agent-<id>`): their calls were billed
+/// all the same.
 fn sessions_of(project: &Path, found: &mut Vec<Found>) {
     let logs = files_in(project, |n| {
         n.ends_with(".jsonl") && agent_id_of(n).is_none()
@@ -70,7 +81,7 @@ fn sessions_of(project: &Path, found: &mut Vec<Found>) {
     for (session, agents) in agent_files(project).iter() {
         if !ids.contains(session) {
             for path in agents.values() {
-                let id = Some(session.clone());
+                let id = store::stem(path, ".jsonl");
                 found.push(Found::file(Agent::Claude, path.clone(), id, None));
             }
         }
@@ -176,22 +187,26 @@ fn projects_dirs() -> Vec<PathBuf> {
 /// `uuid`s kept, under a new session id. Read together, the copy would be shown and
 /// counted twice: the new log is read from its first line that is not the old one's
 /// ([`Input::Rest`]). Copies are told by their first message's `uuid`, the same as the
-/// old log's ([`first_uuid`], in `firsts`, one for each of the project's `logs`); only
-/// such logs are read further.
-fn without_copies(logs: &mut [Found], firsts: &[Option<String>]) {
+/// old log's ([`first_message`], in `firsts`, one for each of the project's `logs`);
+/// only such logs are read further. The old log is the one whose first message follows
+/// the `file-history-snapshot` of its prompt (a copy has only the messages), else the
+/// smaller (a copy holds the old log's lines and goes on).
+fn without_copies(logs: &mut [Found], firsts: &[Option<FirstMessage>]) {
     let mut by_first: std::collections::HashMap<&str, Vec<usize>> = Default::default();
-    for (i, uuid) in firsts.iter().enumerate() {
-        if let Some(uuid) = uuid {
-            by_first.entry(uuid).or_default().push(i);
+    for (i, first) in firsts.iter().enumerate() {
+        if let Some(first) = first {
+            by_first.entry(&first.uuid).or_default().push(i);
         }
     }
     for (_, mut group) in by_first.into_iter().filter(|(_, g)| g.len() > 1) {
-        let size = |i: &usize| {
-            logs[*i]
+        let order = |i: &usize| {
+            let size = logs[*i]
                 .path()
-                .map_or(0, |p| std::fs::metadata(p).map_or(0, |m| m.len()))
+                .map_or(0, |p| std::fs::metadata(p).map_or(0, |m| m.len()));
+            let copy_like = !firsts[*i].as_ref().is_some_and(|f| f.after_snapshot);
+            (copy_like, size)
         };
-        group.sort_by_key(size);
+        group.sort_by_key(order);
         // Each copy goes on from the one before it (a session resumed twice holds both).
         let paths: Vec<Option<PathBuf>> = group
             .iter()
@@ -209,17 +224,31 @@ fn without_copies(logs: &mut [Found], firsts: &[Option<String>]) {
     }
 }
 
-/// The `uuid` of a log's first line that has one, within its first 256 KiB; read a line
-/// at a time, as it is most often on the first few (every log is looked at).
-fn first_uuid(path: &Path) -> Option<String> {
+/// A log's first line that has a `uuid`, and whether a `file-history-snapshot` came
+/// before it.
+struct FirstMessage {
+    uuid: String,
+    after_snapshot: bool,
+}
+
+/// The first line that has a `uuid`, within the log's first 256 KiB; read a line at a
+/// time, as it is most often on the first few (every log is looked at).
+fn first_message(path: &Path) -> Option<FirstMessage> {
     use std::io::BufRead;
     let mut rdr = io::BufReader::new(File::open(path).ok()?.take(256 << 10));
     let mut line = Vec::new();
+    let mut after_snapshot = false;
     while rdr.read_until(b'\n', &mut line).ok()? > 0 {
-        if line.ends_with(b"\n")
-            && let Some(uuid) = store::uuid_of(line.trim_ascii_end())
-        {
-            return Some(uuid.to_string());
+        let record = line.trim_ascii_end();
+        if line.ends_with(b"\n") {
+            if let Some(uuid) = store::uuid_of(record) {
+                return Some(FirstMessage {
+                    uuid: uuid.to_string(),
+                    after_snapshot,
+                });
+            }
+            let kind = crate::input::json::top_level_value(record, "type");
+            after_snapshot |= kind == Some(&b"\"file-history-snapshot\""[..]);
         }
         line.clear();
     }
@@ -376,7 +405,7 @@ impl WithSubagents {
 }
 
 /// A sub-agent's id as Claude Code writes them (a file name is made of it).
-fn is_agent_id(id: &str) -> bool {
+pub(super) fn is_agent_id(id: &str) -> bool {
     !id.is_empty()
         && id
             .bytes()

@@ -431,6 +431,9 @@ pub(super) struct Message<'a> {
     // The session log's own fields.
     #[serde(borrow, default, rename = "requestId")]
     pub request_id: MaybeStr<'a>,
+    /// The line's own id, which a `summary` may name as its `leafUuid`.
+    #[serde(borrow, default)]
+    pub uuid: MaybeStr<'a>,
     #[serde(borrow, default)]
     pub cwd: MaybeStr<'a>,
     /// A sub-agent's message (inline in logs before 2.1, or in `subagents/` files).
@@ -693,14 +696,23 @@ pub(super) fn agent_of_result(result: Option<&RawValue>) -> Option<String> {
     r.agent_id.0.map(Cow::into_owned)
 }
 
-/// A session log's title record: `summary` (`summary`), `ai-title` (`aiTitle`),
-/// `custom-title` (`customTitle`, the user's own).
-pub(super) fn read_title(line: &[u8]) -> Option<String> {
+/// A session log's title record: `summary` (`summary`, titling the session that holds
+/// the line its `leafUuid` names), `ai-title` (`aiTitle`), `custom-title` (`customTitle`,
+/// the user's own).
+pub(super) struct Title {
+    pub text: String,
+    /// A `summary`'s `leafUuid`.
+    pub leaf: Option<String>,
+}
+
+pub(super) fn read_title(line: &[u8]) -> Option<Title> {
     #[derive(Deserialize, Default)]
     #[serde(default)]
-    struct Title<'a> {
+    struct Record<'a> {
         #[serde(borrow)]
         summary: MaybeStr<'a>,
+        #[serde(borrow, rename = "leafUuid")]
+        leaf_uuid: MaybeStr<'a>,
         #[serde(borrow, rename = "aiTitle")]
         ai_title: MaybeStr<'a>,
         #[serde(borrow, rename = "customTitle")]
@@ -708,11 +720,15 @@ pub(super) fn read_title(line: &[u8]) -> Option<String> {
         #[serde(borrow)]
         title: MaybeStr<'a>,
     }
-    let t: Title = crate::input::json::from_line(line).ok()?;
-    [t.custom_title, t.ai_title, t.title, t.summary]
+    let t: Record = crate::input::json::from_line(line).ok()?;
+    let leaf = t.leaf_uuid.0.map(Cow::into_owned);
+    let text = [t.custom_title, t.ai_title, t.title, t.summary]
         .into_iter()
-        .find_map(|s| s.0)
-        .map(Cow::into_owned)
+        .find_map(|s| s.0)?;
+    Some(Title {
+        text: text.into_owned(),
+        leaf,
+    })
 }
 
 /// A block's type that says it holds a tool's result, as Claude Code writes it.
@@ -892,6 +908,10 @@ pub(super) struct ResultLine<'a> {
     pub total_cost_usd: Num,
     #[serde(default)]
     pub usage: Object<ResultUsage>,
+    /// Every model the run called, by name: the main model's calls (what `usage` counts)
+    /// and the side calls (Haiku's, a sub-agent's on another model), each with its cost.
+    #[serde(default, rename = "modelUsage")]
+    pub model_usage: Object<std::collections::BTreeMap<String, ModelUsage>>,
     /// Error subtypes' messages (2.1.x); Qwen's `error.message`.
     #[serde(borrow, default)]
     errors: Option<Vec<MaybeStr<'a>>>,
@@ -907,6 +927,22 @@ pub(super) struct ResultUsage {
     pub cache_read_input_tokens: Num,
     pub cache_creation_input_tokens: Num,
     pub output_tokens_details: Option<OutputDetails>,
+}
+
+/// One model's calls in a run (`modelUsage`), in camelCase.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(super) struct ModelUsage {
+    #[serde(rename = "inputTokens")]
+    pub input_tokens: Num,
+    #[serde(rename = "outputTokens")]
+    pub output_tokens: Num,
+    #[serde(rename = "cacheReadInputTokens")]
+    pub cache_read_input_tokens: Num,
+    #[serde(rename = "cacheCreationInputTokens")]
+    pub cache_creation_input_tokens: Num,
+    #[serde(rename = "costUSD")]
+    pub cost_usd: Num,
 }
 
 #[derive(Deserialize, Default)]
