@@ -1551,3 +1551,33 @@ fn hooks_before_init_are_in_the_run_they_start() {
         assert_eq!(hook[1], 1, "{}", out.stdout);
     }
 }
+
+/// Item 9: `json` on Claude's and Qwen's session logs writes one object per run that
+/// ended (it printed nothing), in the runs' order, each with the status `stats` gives it
+/// and the answer `events --normalized` ends it with.
+#[test]
+fn json_on_claude_and_qwen_logs_is_one_object_per_run() {
+    let home = mixed_home();
+    for agent in ["claude", "qwen"] {
+        let stats = json_lines(&cs(home.path(), &["stats", "--json", "--from", agent]).stdout);
+        let ended: Vec<(Value, Value)> = stats
+            .iter()
+            .filter(|r| r["status"] != "no_result")
+            .map(|r| (r["session_id"].clone(), r["status"].clone()))
+            .collect();
+        let objects = json_lines(&cs(home.path(), &["json", "--from", agent]).stdout);
+        let got: Vec<(Value, Value)> = objects
+            .iter()
+            .map(|o| (o["session_id"].clone(), o["status"].clone()))
+            .collect();
+        assert!(ended.len() > 5, "{agent}: {stats:?}");
+        assert_eq!(got, ended, "{agent}");
+        for o in &objects {
+            assert_eq!(o["type"], "result", "{o}");
+            assert_eq!(o["agent"], agent, "{o}");
+            let success = o["status"] == "success";
+            assert_eq!(o["is_error"], !success, "{o}");
+            assert!(!success || o["result"].is_string(), "{o}");
+        }
+    }
+}
