@@ -3,8 +3,11 @@
 //! is never parsed. On the lines that pass, the whole program runs on the engine (or, when
 //! what follows the `select` is only paths, those walk the raw text), so the test decides
 //! nothing the engine would not: on an event line (a JSON object whose `type` is a string,
-//! as the peek read it) `.type == "s"` is what the peek says. A line it rejects is not
-//! checked either: a broken one is not reported, as the engine would.
+//! as the peek read it) `.type == "s"` is what the peek says — when the peek saw the line
+//! as the engine reads it ([`exact`]). The peek reads the first `type` of the line's first
+//! value; the engine reads every value of a line, and the last of a repeated key: a line
+//! where the two may differ is left to the engine. A line it rejects is not checked
+//! otherwise: a broken one is not reported, as the engine would.
 //!
 //! Recognised (anything else runs on the engine alone): `select(COND)` alone or followed by
 //! `|`, where COND is made of `.type` or `.subtype` compared with `==` or `!=` to a string
@@ -48,6 +51,253 @@ impl Cond {
             Cond::And(a, b) => a.passes(type_name, subtype) && b.passes(type_name, subtype),
             Cond::Or(a, b) => a.passes(type_name, subtype) || b.passes(type_name, subtype),
         }
+    }
+}
+
+impl Cond {
+    /// Whether the test reads the `subtype`.
+    pub(crate) fn reads_subtype(&self) -> bool {
+        match self {
+            Cond::In(field, _) | Cond::Not(field, _) => *field == Field::Subtype,
+            Cond::And(a, b) | Cond::Or(a, b) => a.reads_subtype() || b.reads_subtype(),
+        }
+    }
+}
+
+/// Whether the `type` (and, with `subtype`, the `subtype`) the peek read off `line` is
+/// what the engine reads: the key is at the top level of the object once (the engine takes
+/// the last of a repeated key, the peek the first), none spelled with an escape, and with
+/// `whole` the object is the line's one value (the engine reads every value on a line, the
+/// peek the first one's head).
+///
+/// Cheap on the usual line, nested `{"type":…}` blocks and all: one pass ([`look`]) tells
+/// that no key could be there twice, that none is spelled with an escape, and that no brace
+/// is followed by a second value. Only a line where it cannot tell is scanned
+/// ([`top_level_keys`]), as far as needed.
+pub(crate) fn exact(line: &[u8], subtype: bool, whole: bool) -> bool {
+    let Some(seen) = look(line, subtype) else {
+        return false;
+    };
+    // A key after `{` is the first of its object, any other follows a `,`: two top-level
+    // keys of a name need one after a `,` when the object's first key is that name, two
+    // otherwise. A nested block `{"type":…}` counts for nothing.
+    let body = line
+        .trim_ascii_start()
+        .strip_prefix(b"{")
+        .unwrap_or_default();
+    let reach = |(after_comma, last): (u32, usize), key: &[u8]| {
+        let first = body.trim_ascii_start().starts_with(key);
+        if after_comma >= if first { 1 } else { 2 } {
+            last + 1
+        } else {
+            0
+        }
+    };
+    let reach = reach(seen.types, b"\"type\"").max(reach(seen.subtypes, b"\"subtype\""));
+    let second_value = whole && seen.brace_then_value;
+    if reach == 0 && !second_value {
+        return true;
+    }
+    match top_level_keys(line, if second_value { line.len() } else { reach }) {
+        Some(keys) => keys.types <= 1 && keys.subtypes <= 1 && (!second_value || keys.one_value),
+        None => false,
+    }
+}
+
+/// What [`look`] sees of a line.
+#[derive(Debug, Default)]
+struct Seen {
+    /// How many `"type"` follow a `,` (but for whitespace), and where the last one is.
+    types: (u32, usize),
+    /// The same of `"subtype"`, when asked.
+    subtypes: (u32, usize),
+    /// A `}` followed (but for whitespace) by what starts a value, as the first value's
+    /// closing brace is when a second value follows it (outside strings a brace is followed
+    /// by `,`, `}`, `]` or the end; a brace in a string may be, which only costs a scan).
+    brace_then_value: bool,
+}
+
+/// One pass over `line`, 16 bytes a step, that stops only at pairs of bytes that are rare
+/// in a line: `"t` (`"s` for `subtype`), `\u`, and `}` but for `},`, `}}`, `}]`. It finds
+/// the keys `"type"` (`"subtype"`) after a comma and a brace followed by a value. `None` on
+/// an escaped lower-case letter (`\u0074ype` is `type`, a key it may spell; agents escape
+/// no letters, and such a line goes to the engine).
+fn look(line: &[u8], subtype: bool) -> Option<Seen> {
+    let mut seen = Seen::default();
+    let key = if subtype { b's' } else { b't' };
+    let mut start = 0;
+    // Each step reads 16 bytes and the 16 after each of them.
+    while start + STEP < line.len() {
+        let mut mask = pairs(&line[start..start + STEP + 1], key);
+        while mask != 0 {
+            let at = start + mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            seen.at(line, at, subtype)?;
+        }
+        start += STEP;
+    }
+    for at in start..line.len() {
+        if matches!(line[at], b'"' | b'\\' | b'}') {
+            seen.at(line, at, subtype)?;
+        }
+    }
+    Some(seen)
+}
+
+impl Seen {
+    /// What the byte at `at` — a quote, a backslash or a brace — tells; `None` for an
+    /// escaped letter.
+    fn at(&mut self, line: &[u8], at: usize, subtype: bool) -> Option<()> {
+        let rest = &line[at + 1..];
+        match line[at] {
+            b'"' => {
+                let counted = if rest.starts_with(b"type\"") {
+                    &mut self.types
+                } else if subtype && rest.starts_with(b"subtype\"") {
+                    &mut self.subtypes
+                } else {
+                    return Some(());
+                };
+                if line[..at].trim_ascii_end().last() == Some(&b',') {
+                    *counted = (counted.0 + 1, at);
+                }
+            }
+            b'\\' => {
+                if rest.starts_with(b"u00") && matches!(rest.get(3), Some(b'6' | b'7')) {
+                    return None;
+                }
+            }
+            _ => {
+                let next = rest.iter().find(|b| !b.is_ascii_whitespace());
+                self.brace_then_value |= matches!(
+                    next,
+                    Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n')
+                );
+            }
+        }
+        Some(())
+    }
+}
+
+/// How many bytes [`look`] tells apart in one step.
+const STEP: usize = 16;
+
+/// Of the first 16 bytes of `bytes` (17 long), those that start a pair [`look`] stops at, as
+/// a bit mask (bit `i` for byte `i`): `"` before `t` or `key`, `\` before `u`, `}` before
+/// anything but `,`, `}` and `]`.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+fn pairs(bytes: &[u8], key: u8) -> u32 {
+    use safe_arch::{
+        bitand_m128i as and, bitandnot_m128i as and_not, bitor_m128i as or,
+        cmp_eq_mask_i8_m128i as eq, load_unaligned_m128i, move_mask_i8_m128i,
+        set_splat_i8_m128i as splat,
+    };
+    let (Some(this), Some(next)) = (bytes.first_chunk::<16>(), bytes[1..].first_chunk::<16>())
+    else {
+        return pairs_portable(bytes, key); // never: 17 bytes
+    };
+    let (v, w) = (load_unaligned_m128i(this), load_unaligned_m128i(next));
+    let is = |x, b: u8| eq(x, splat(b as i8));
+    let quote = and(is(v, b'"'), or(is(w, b't'), is(w, key)));
+    let escape = and(is(v, b'\\'), is(w, b'u'));
+    let closes = or(or(is(w, b','), is(w, b'}')), is(w, b']'));
+    let brace = and_not(closes, is(v, b'}'));
+    move_mask_i8_m128i(or(or(quote, escape), brace)) as u32 & 0xffff
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+use pairs_portable as pairs;
+
+/// The same without SSE2.
+fn pairs_portable(bytes: &[u8], key: u8) -> u32 {
+    let mut mask = 0u32;
+    for (i, pair) in bytes.windows(2).take(STEP).enumerate() {
+        let hit = match pair {
+            [b'"', c] => *c == b't' || *c == key,
+            [b'\\', c] => *c == b'u',
+            [b'}', c] => !matches!(c, b',' | b'}' | b']'),
+            _ => false,
+        };
+        mask |= u32::from(hit) << i;
+    }
+    mask
+}
+
+/// The top-level keys `type` and `subtype` of the object that starts `line`.
+#[derive(Debug, PartialEq, Eq)]
+struct Keys {
+    types: u32,
+    subtypes: u32,
+    /// Nothing but whitespace after the object (known only when the scan reached its end).
+    one_value: bool,
+}
+
+/// Counts the top-level keys `type` and `subtype` of the object that starts `line` among
+/// the strings that start before `to`, in one pass that jumps from quote to brace
+/// (memchr), over every string. `None` when the line does not start an object, when its
+/// braces do not match, or when a top-level key has an escape (which may spell either).
+fn top_level_keys(line: &[u8], to: usize) -> Option<Keys> {
+    let mut keys = Keys {
+        types: 0,
+        subtypes: 0,
+        one_value: true,
+    };
+    let mut at = line.iter().position(|b| !b.is_ascii_whitespace())?;
+    if line[at] != b'{' {
+        return None;
+    }
+    let mut depth = 0u32;
+    while at < to {
+        let Some(found) = memchr::memchr3(b'"', b'{', b'}', &line[at..to]) else {
+            break;
+        };
+        let i = at + found;
+        match line[i] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    keys.one_value = line[i + 1..].iter().all(u8::is_ascii_whitespace);
+                    return Some(keys);
+                }
+            }
+            _ => {
+                let end = string_end(line, i)?;
+                // In an object at brace depth 1 (the top level, or an array in it), a string
+                // followed by `:` is a top-level key.
+                let colon = line[end..].iter().find(|b| !b.is_ascii_whitespace());
+                if depth == 1 && colon == Some(&b':') {
+                    let key = &line[i + 1..end - 1];
+                    if key.contains(&b'\\') {
+                        return None;
+                    }
+                    keys.types += u32::from(key == b"type");
+                    keys.subtypes += u32::from(key == b"subtype");
+                }
+                at = end;
+                continue;
+            }
+        }
+        at = i + 1;
+    }
+    Some(keys)
+}
+
+/// The index after the string whose opening quote is at `start`.
+fn string_end(line: &[u8], start: usize) -> Option<usize> {
+    let mut from = start + 1;
+    loop {
+        let quote = from + memchr::memchr(b'"', line.get(from..)?)?;
+        // A quote after an odd run of backslashes is escaped.
+        let run = line[from..quote]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if run % 2 == 0 {
+            return Some(quote + 1);
+        }
+        from = quote + 1;
     }
 }
 
@@ -304,6 +554,71 @@ mod tests {
             of_program(r#"select(.type=="a") | .b | .c"#).map(|c| c.1),
             Some(" .b | .c")
         );
+    }
+
+    #[test]
+    fn the_peek_decides_only_a_line_it_saw_as_the_engine_reads_it() {
+        let exact = |line: &str, subtype, whole| exact(line.as_bytes(), subtype, whole);
+        for line in [
+            r#"{"type":"a","x":1}"#,
+            r#"{"type":"a","m":{"content":[{"type":"text","text":"}{ \"type\":"}]},"s":1}"#,
+            r#"{"x":{"type":"n"},"type":"a"}  "#,
+            r#"{"type":"a","subtype":"s","t":"type"}"#,
+            r#"{ "type" : "a" , "m" : { "type" : "b" } } "#,
+            r#"{"a":1,"type":"x","m":{"b":1,"type":"n"},"t":"} {"}"#,
+        ] {
+            assert!(exact(line, true, true), "{line}");
+        }
+        // A key repeated: the engine reads the last.
+        for line in [
+            r#"{"type":"a","x":1,"type":"b"}"#,
+            r#"{"type":"a","m":{"type":"n"},"type":"b"}"#,
+            r#"{"type":"a","\u0074ype":"b"}"#,
+            r#"{"a":1,"type":"x", "type":"y"}"#,
+        ] {
+            assert!(!exact(line, false, false), "{line}");
+        }
+        let sub = r#"{"type":"a","subtype":"s","x":{"subtype":"n"},"subtype":"u"}"#;
+        assert!(!exact(sub, true, false));
+        assert!(
+            exact(sub, false, false),
+            "the test does not read the subtype"
+        );
+        // Several values: the engine reads each.
+        for line in [
+            r#"{"type":"b"} {"type":"a","x":2}"#,
+            r#"{"type":"b"}{"x":1}"#,
+            r#"{"type":"b"} 1 {"x":1}"#,
+            r#"{"type":"b","s":"} {"} {"x":1}"#,
+        ] {
+            assert!(!exact(line, false, true), "{line}");
+            assert!(exact(line, false, false), "{line}");
+        }
+    }
+
+    /// Wherever the keys and braces fall in the 32-byte steps of the look.
+    #[test]
+    fn the_look_sees_across_its_steps() {
+        for pad in 0..70 {
+            let p = "x".repeat(pad);
+            let line = |rest: &str| format!(r#"{{"type":"a","p":"{p}"{rest}"#);
+            assert!(
+                exact(line(r#","m":{"type":"n"}}"#).as_bytes(), true, true),
+                "{pad}"
+            );
+            assert!(
+                !exact(line(r#","type":"b"}"#).as_bytes(), false, false),
+                "{pad}"
+            );
+            assert!(
+                !exact(line(r#","\u0074ype":"b"}"#).as_bytes(), false, false),
+                "{pad}"
+            );
+            assert!(
+                !exact(line(r#"} {"x":1}"#).as_bytes(), false, true),
+                "{pad}"
+            );
+        }
     }
 
     #[test]

@@ -16,11 +16,11 @@
 //! byte strings, keys that are not strings —, broken JSON, a lone UTF-16 surrogate, more
 //! than [`MAX_DEPTH`] levels) gives `None`, and the caller reads it with jaq's reader,
 //! which says what it makes of it and what is wrong. On what is read here the two agree:
-//! each string's bytes as they are (jaq does not check UTF-8 either) with the escapes
-//! decoded, each number made by the same `Num` constructor from the same text, members in
-//! their order, a repeated key where it first was with its last value (`IndexMap::insert`,
-//! as jaq). The unit tests compare the two on generated near-JSON and on every line of the
-//! fixtures.
+//! each string's bytes as they are (the caller makes a line valid UTF-8 first) with the
+//! escapes decoded, each number made by the same `Num` constructor from the same text (but
+//! `-0`, kept as jq keeps it), members in their order, a repeated key where it first was
+//! with its last value (`IndexMap::insert`, as jaq). The unit tests compare the two on
+//! generated near-JSON and on every line of the fixtures.
 
 use jaq_json::{Map, Num, Rc, Val};
 
@@ -78,13 +78,14 @@ impl Reader<'_> {
     }
 
     /// The number at `at`, made as jaq makes it: an integer (no fraction, no exponent) as
-    /// `Num::from_str_radix`, anything else kept as its text.
+    /// `Num::from_str_radix`, anything else kept as its text — and `-0` too, which jaq
+    /// makes 0 but jq keeps (`[-0]` is written `[-0]`, as the raw-text walk writes it).
     fn number(&mut self) -> Option<Val> {
         let start = self.at;
         let end = scan_number(self.b, start)?;
         self.at = end;
         let text = std::str::from_utf8(&self.b[start..end]).ok()?;
-        let num = if text.bytes().any(|c| matches!(c, b'.' | b'e' | b'E')) {
+        let num = if text == "-0" || text.bytes().any(|c| matches!(c, b'.' | b'e' | b'E')) {
             Num::Dec(Rc::new(text.to_owned()))
         } else {
             Num::from_str_radix(text, 10)?
@@ -278,10 +279,24 @@ mod tests {
         }
     }
 
+    /// `-0` as jaq makes it (0), where this reader keeps it.
+    fn as_jaq(v: Val) -> Val {
+        match v {
+            Val::Num(Num::Dec(d)) if *d == "-0" => Val::Num(Num::Int(0)),
+            Val::Arr(a) => a.iter().cloned().map(as_jaq).collect(),
+            Val::Obj(o) => Val::obj(
+                o.iter()
+                    .map(|(k, v)| (k.clone(), as_jaq(v.clone())))
+                    .collect(),
+            ),
+            v => v,
+        }
+    }
+
     /// This reader agrees with jaq's on `line`: the same value, or it gives up. Returns
     /// whether it read the line.
     fn agrees(line: &[u8]) -> bool {
-        let ours = value(line);
+        let ours = value(line).map(as_jaq);
         if let Some(ours) = &ours {
             let theirs = jaq(line);
             assert!(
