@@ -21,15 +21,15 @@ RUNS=${RUNS:-5}
 mkdir -p "$DIR"
 command -v hyperfine >/dev/null 2>&1 || apt-get install -y -qq hyperfine >/dev/null
 
-cargo build --release --quiet --bin cursor-stream --example generate
-BIN=$PWD/target/release/cursor-stream
+cargo build --profile dist --quiet --bin cursor-stream --example generate
+BIN=$PWD/target/dist/cursor-stream
 HOMEDIR=$DIR/home-$SIZE
 if [ -z "${USAGE_ONLY:-}" ]; then
   [ -s "$HOMEDIR/EXPECTED.json" ] ||
-    target/release/examples/generate --home "$HOMEDIR" --size "$SIZE" >/dev/null
+    target/dist/examples/generate --home "$HOMEDIR" --size "$SIZE" >/dev/null
   for agent in claude codex gemini; do
     f=$DIR/$agent-stream-$SIZE.ndjson
-    [ -s "$f" ] || target/release/examples/generate --size "$SIZE" --agent "$agent" >"$f"
+    [ -s "$f" ] || target/dist/examples/generate --size "$SIZE" --agent "$agent" >"$f"
   done
   find "$HOMEDIR" -type f -exec cat {} + >/dev/null # into the page cache
 fi
@@ -55,7 +55,7 @@ run() { # name, bytes, command... (a failed run is no failure: a log holds faile
 # usage against ccusage, on a home of Claude Code's logs only (what ccusage reads fastest).
 CLAUDE_HOME=$DIR/claude-home-$SIZE
 [ -s "$CLAUDE_HOME/EXPECTED.json" ] ||
-  target/release/examples/generate --home "$CLAUDE_HOME" --size "$SIZE" --agents claude >/dev/null
+  target/dist/examples/generate --home "$CLAUDE_HOME" --size "$SIZE" --agents claude >/dev/null
 find "$CLAUDE_HOME" -type f -exec cat {} + >/dev/null
 CCUSAGE=$DIR/ccusage-20.0.24/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage
 [ -x "$CCUSAGE" ] || {

@@ -33,8 +33,8 @@ for tool in hyperfine jq; do
   fi
 done
 
-cargo build --release --quiet --bin cursor-stream --example generate
-BIN=$PWD/target/release/cursor-stream
+cargo build --profile dist --quiet --bin cursor-stream --example generate
+BIN=$PWD/target/dist/cursor-stream
 BASELINE=${BASELINE:-}
 LOG=$DIR/log-$SIZE.ndjson
 DELTAS=$DIR/deltas-$SIZE.ndjson
@@ -42,11 +42,11 @@ CLAUDE=$DIR/claude-$SIZE.ndjson
 CODEX=$DIR/codex-$SIZE.ndjson
 GEMINI=$DIR/gemini-$SIZE.ndjson
 NOFLUSH=$DIR/deltas-noflush-$SIZE.ndjson
-[ -s "$LOG" ] || target/release/examples/generate --size "$SIZE" >"$LOG"
-[ -s "$DELTAS" ] || target/release/examples/generate --size "$SIZE" --deltas-only >"$DELTAS"
-[ -s "$CLAUDE" ] || target/release/examples/generate --size "$SIZE" --agent claude >"$CLAUDE"
-[ -s "$CODEX" ] || target/release/examples/generate --size "$SIZE" --agent codex >"$CODEX"
-[ -s "$GEMINI" ] || target/release/examples/generate --size "$SIZE" --agent gemini >"$GEMINI"
+[ -s "$LOG" ] || target/dist/examples/generate --size "$SIZE" >"$LOG"
+[ -s "$DELTAS" ] || target/dist/examples/generate --size "$SIZE" --deltas-only >"$DELTAS"
+[ -s "$CLAUDE" ] || target/dist/examples/generate --size "$SIZE" --agent claude >"$CLAUDE"
+[ -s "$CODEX" ] || target/dist/examples/generate --size "$SIZE" --agent codex >"$CODEX"
+[ -s "$GEMINI" ] || target/dist/examples/generate --size "$SIZE" --agent gemini >"$GEMINI"
 # One run of deltas that never gets a flush or a result: what `text` remembers of the
 # segment must not grow with it.
 [ -s "$NOFLUSH" ] || grep -v '"type":"result"' "$DELTAS" >"$NOFLUSH"

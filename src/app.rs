@@ -14,7 +14,7 @@ use crate::config::{Action, Config, ViewChoice};
 use crate::dispatch::Dispatcher;
 use crate::exit::ExitStatus;
 use crate::input;
-use crate::out::diag::Diag;
+use crate::out::diag::{Diag, InputFailed};
 use crate::out::{Output, OutputMode};
 use crate::supervise;
 use crate::view::{Ctx, View, ViewHandler};
@@ -272,20 +272,25 @@ fn drive<V: View>(
     }
     let mut unreadable = false;
     for (name, first_line, opened) in inputs {
-        match opened {
+        let failed = match opened {
             Ok(rdr) => {
                 dispatcher.begin(&name);
-                dispatcher.resume(&name, input::Tee::new(rdr, tee.clone()), first_line)?;
+                match dispatcher.resume(&name, input::Tee::new(rdr, tee.clone()), first_line) {
+                    Err(e) if e.is::<InputFailed>() => e.to_string(),
+                    read => {
+                        read?;
+                        continue;
+                    }
+                }
             }
-            Err(e) => {
-                let ctx = &mut dispatcher.handler().ctx;
-                ctx.out.begin_err_block();
-                ctx.out.write_err(
-                    format!("cursor-stream: error: cannot read {name}: {e}\n").as_bytes(),
-                );
-                unreadable = true;
-            }
-        }
+            Err(e) => format!("cannot read {name}: {e}"),
+        };
+        // One input that cannot be read (opened, or to its end) hides none of the others.
+        let ctx = &mut dispatcher.handler().ctx;
+        ctx.out.begin_err_block();
+        ctx.out
+            .write_err(format!("cursor-stream: error: {failed}\n").as_bytes());
+        unreadable = true;
     }
     let status = dispatcher.finish()?;
     Ok(if unreadable {

@@ -9,6 +9,18 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::agent::event::Agent;
 use crate::view::filter::EventFilter;
 
+/// `--version`: the version, and where the prices `usage` uses come from.
+fn long_version() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        format!(
+            "{}\nprices built in: {}",
+            env!("CARGO_PKG_VERSION"),
+            crate::view::usage::builtin_source()
+        )
+    })
+}
+
 const AFTER_HELP: &str = "\
 Agents read (told apart automatically, or named with --agent):
   cursor    agent -p … --output-format stream-json [--stream-partial-output]
@@ -39,7 +51,7 @@ Exit status:
 /// Qwen Code, OpenCode) and show what you need: the answer, live and exactly once; the tool
 /// calls; the final result with an honest exit status.
 #[derive(Debug, Parser)]
-#[command(name = "cursor-stream", version, after_help = AFTER_HELP, max_term_width = 100)]
+#[command(name = "cursor-stream", version, long_version = long_version(), after_help = AFTER_HELP, max_term_width = 100)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -79,32 +91,42 @@ pub(crate) struct GlobalArgs {
     /// The agent that wrote the stream. `auto` tells it from the first events of each run
     /// (a stream that tells nothing is read as Cursor's); name it for a stream cut before
     /// its first line.
-    #[arg(long, value_enum, default_value_t = AgentChoice::Auto, global = true, value_name = "AGENT")]
+    #[arg(long, value_enum, default_value_t = AgentChoice::AUTO, global = true, value_name = "AGENT")]
     pub agent: AgentChoice,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum AgentChoice {
-    Auto,
-    Cursor,
-    Claude,
-    Codex,
-    Gemini,
-    Qwen,
-    Opencode,
-}
+/// `--agent`: an agent's name, or `auto` (`None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AgentChoice(pub Option<Agent>);
 
 impl AgentChoice {
+    pub(crate) const AUTO: AgentChoice = AgentChoice(None);
+
     pub(crate) fn agent(self) -> Option<Agent> {
-        match self {
-            AgentChoice::Auto => None,
-            AgentChoice::Cursor => Some(Agent::Cursor),
-            AgentChoice::Claude => Some(Agent::Claude),
-            AgentChoice::Codex => Some(Agent::Codex),
-            AgentChoice::Gemini => Some(Agent::Gemini),
-            AgentChoice::Qwen => Some(Agent::Qwen),
-            AgentChoice::Opencode => Some(Agent::OpenCode),
-        }
+        self.0
+    }
+}
+
+/// `auto`, then every agent of the list.
+static AGENT_CHOICES: [AgentChoice; Agent::ALL.len() + 1] = {
+    let mut out = [AgentChoice(None); Agent::ALL.len() + 1];
+    let mut i = 0;
+    while i < Agent::ALL.len() {
+        out[i + 1] = AgentChoice(Some(Agent::ALL[i]));
+        i += 1;
+    }
+    out
+};
+
+impl ValueEnum for AgentChoice {
+    fn value_variants<'a>() -> &'a [Self] {
+        &AGENT_CHOICES
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(
+            self.0.map_or("auto", Agent::name),
+        ))
     }
 }
 
@@ -300,6 +322,29 @@ Examples:
     Man,
 }
 
+impl Command {
+    /// The command's name, as typed (for the usage line of an error found after parsing).
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Command::Text(_) => "text",
+            Command::Result(_) => "result",
+            Command::Json(_) => "json",
+            Command::Tools(_) => "tools",
+            Command::Progress(_) => "progress",
+            Command::Events(_) => "events",
+            Command::Get(_) => "get",
+            Command::Stats(_) => "stats",
+            Command::Sessions(_) => "sessions",
+            Command::Usage(_) => "usage",
+            Command::Transcript(_) => "transcript",
+            Command::Check(_) => "check",
+            Command::Run(_) => "run",
+            Command::Completions { .. } => "completions",
+            Command::Man => "man",
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
     /// The view the agent's stream goes through.
@@ -487,6 +532,8 @@ pub(crate) struct StatsArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("files", |a| a.help(EVERY_STORE_FILES)))]
+#[command(mut_arg("since", |a| a.help(USAGE_SINCE)))]
 pub(crate) struct UsageArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -532,7 +579,18 @@ pub(crate) enum CostChoice {
     Reported,
 }
 
+/// `usage`'s and `sessions`' files: with none, they read every agent's logs, not stdin
+/// (a stream is read with `-`).
+const EVERY_STORE_FILES: &str = "Files to read, in order: agents' streams, their session logs \
+(`.jsonl`, `.jsonl.zst`, OpenCode's `.db`), or a session's id (or its unique start); `-` \
+reads stdin. With no file and no --from, every agent's session logs are read";
+
+/// `usage`'s `--since`, read in its `--timezone`.
+const USAGE_SINCE: &str = "Only sessions active since WHEN: a time ago (2d, 12h, 1w), a day \
+(2026-11-20) or a moment (2026-11-20T14:00), in --timezone (by default the local one)";
+
 #[derive(Debug, Args)]
+#[command(mut_arg("files", |a| a.help(EVERY_STORE_FILES)))]
 pub(crate) struct SessionsArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -603,28 +661,40 @@ pub(crate) struct StoreArgs {
     pub project: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum FromChoice {
-    Claude,
-    Codex,
-    Gemini,
-    Qwen,
-    Opencode,
-    Cursor,
-    All,
-}
+/// `--from`: an agent's name, or `all` (`None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FromChoice(pub Option<Agent>);
 
 impl FromChoice {
-    pub(crate) fn agents(self) -> &'static [Agent] {
-        match self {
-            FromChoice::Claude => &[Agent::Claude],
-            FromChoice::Codex => &[Agent::Codex],
-            FromChoice::Gemini => &[Agent::Gemini],
-            FromChoice::Qwen => &[Agent::Qwen],
-            FromChoice::Opencode => &[Agent::OpenCode],
-            FromChoice::Cursor => &[Agent::Cursor],
-            FromChoice::All => &crate::stores::find::STORE_AGENTS,
+    /// The agents whose logs are read.
+    pub(crate) fn agents(self) -> Vec<Agent> {
+        match self.0 {
+            Some(agent) => vec![agent],
+            None => Agent::ALL.to_vec(),
         }
+    }
+}
+
+/// Every agent of the list, then `all`.
+static FROM_CHOICES: [FromChoice; Agent::ALL.len() + 1] = {
+    let mut out = [FromChoice(None); Agent::ALL.len() + 1];
+    let mut i = 0;
+    while i < Agent::ALL.len() {
+        out[i] = FromChoice(Some(Agent::ALL[i]));
+        i += 1;
+    }
+    out
+};
+
+impl ValueEnum for FromChoice {
+    fn value_variants<'a>() -> &'a [Self] {
+        &FROM_CHOICES
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(
+            self.0.map_or("all", Agent::name),
+        ))
     }
 }
 
@@ -650,7 +720,7 @@ pub(crate) struct ToolsArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
-    /// One JSON object per call (NDJSON), with a stable schema (see the README).
+    /// One JSON object per call (NDJSON), with a stable schema (see docs/GUIDE.md).
     #[arg(long)]
     pub json: bool,
 

@@ -76,6 +76,7 @@ impl Config {
     /// terminals.
     pub(crate) fn from_cli(mut cli: Cli) -> Action {
         let mut run = None;
+        let _ = COMMAND.set(cli.command.name());
         let (view, input) = match cli.command {
             Command::Completions { shell } => return Action::Completions(shell),
             Command::Man => return Action::Man,
@@ -102,13 +103,13 @@ impl Config {
                 // With `usage`, `--agent` chooses the agent's rows (and logs), and no
                 // stream's format.
                 let agent = cli.global.agent.agent();
-                cli.global.agent = crate::cli::AgentChoice::Auto;
+                cli.global.agent = crate::cli::AgentChoice::AUTO;
                 let report = take_report(&mut a.input.files);
                 if let Some(agent) = agent
                     && a.input.files.is_empty()
                     && a.input.stores.from.is_empty()
                 {
-                    a.input.stores.from = vec![from_choice(agent)];
+                    a.input.stores.from = vec![crate::cli::FromChoice(Some(agent))];
                 }
                 let (view, input) = usage_view(a, report, agent);
                 let inputs = store_inputs(input, true);
@@ -318,16 +319,22 @@ fn get_bindings(a: &GetArgs) -> Result<Bindings, String> {
     })
 }
 
-/// Exits as clap does on a bad argument: the message, the usage hint, status 2.
+/// The command being configured, for [`usage_error`]'s usage line (set once, before its
+/// arguments are read).
+static COMMAND: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Exits as clap does on a bad argument: the message, the running command's usage line,
+/// status 2.
 fn usage_error(message: impl std::fmt::Display) -> ! {
     use clap::CommandFactory;
     let mut cli = crate::cli::Cli::command();
     cli.build();
-    let get = cli
-        .find_subcommand_mut("get")
-        .unwrap_or_else(|| unreachable!("`get` is a command"));
-    get.error(clap::error::ErrorKind::InvalidValue, message)
-        .exit()
+    let name = COMMAND.get().copied().unwrap_or("get");
+    match cli.find_subcommand_mut(name) {
+        Some(command) => command.error(clap::error::ErrorKind::InvalidValue, message),
+        None => cli.error(clap::error::ErrorKind::InvalidValue, message),
+    }
+    .exit()
 }
 
 /// `usage`'s report, given first among the arguments (`usage monthly …`): taken from
@@ -350,18 +357,6 @@ fn take_report(files: &mut Vec<PathBuf>) -> Report {
     }
     files.remove(0);
     report
-}
-
-fn from_choice(agent: Agent) -> crate::cli::FromChoice {
-    use crate::cli::FromChoice;
-    match agent {
-        Agent::Cursor => FromChoice::Cursor,
-        Agent::Claude => FromChoice::Claude,
-        Agent::Codex => FromChoice::Codex,
-        Agent::Gemini => FromChoice::Gemini,
-        Agent::Qwen => FromChoice::Qwen,
-        Agent::OpenCode => FromChoice::Opencode,
-    }
 }
 
 /// `usage` with its options (its time zone, window and prices read), and its inputs.
@@ -445,13 +440,13 @@ fn store_inputs(args: InputArgs, from_all_by_default: bool) -> Vec<Input> {
     let mut agents: Vec<Agent> = Vec::new();
     for choice in &stores.from {
         for agent in choice.agents() {
-            if !agents.contains(agent) {
-                agents.push(*agent);
+            if !agents.contains(&agent) {
+                agents.push(agent);
             }
         }
     }
     if agents.is_empty() && args.files.is_empty() && (from_all_by_default || !window.is_open()) {
-        agents = crate::stores::find::STORE_AGENTS.to_vec();
+        agents = Agent::ALL.to_vec();
     }
     if agents.is_empty() {
         return inputs(args.files).into_iter().map(by_id).collect();
@@ -461,9 +456,11 @@ fn store_inputs(args: InputArgs, from_all_by_default: bool) -> Vec<Input> {
         .into_iter()
         .map(|f| by_id(Input::Path(f)))
         .collect();
-    for f in crate::stores::find(&agents, &window) {
-        found.push(crate::stores::find::with_window(f, &window).input);
-    }
+    found.extend(
+        crate::stores::find(&agents, &window)
+            .into_iter()
+            .map(|f| f.input),
+    );
     found
 }
 

@@ -63,7 +63,7 @@
 //! each piece once), [`Event::Segment`], [`Event::Thinking`], [`Event::ToolStarted`] and
 //! [`Event::ToolEnded`] (a [`ToolEnd`]: the call with its id, tool, arguments, status and
 //! result), [`Event::Notice`] — and [`Handler::run_end`] with a [`RunEnd`] (outcome, final
-//! answer, usage). What each agent's stream gives for each is tabled in the README.
+//! answer, usage). What each agent's stream gives for each is tabled in `docs/GUIDE.md`.
 //!
 //! # Why this shape
 //!

@@ -24,6 +24,18 @@ pub use crate::view::text::TextOptions;
 pub use crate::view::tools::ToolsOptions;
 pub use crate::view::transcript::TranscriptOptions;
 
+/// Each agent's version table (see `agent::Spec::versions`): the version a shape is first
+/// seen in, the shape, and the real file under `tests/fixtures/history/<agent>/` that
+/// shows it (none where no public file was found).
+pub fn versions(agent: Agent) -> Vec<(&'static str, &'static str, &'static [&'static str])> {
+    agent
+        .spec()
+        .versions()
+        .iter()
+        .map(|v| (v.since, v.shape, v.fixtures))
+        .collect()
+}
+
 /// [`run_captured`] reads with small buffers: they exercise the splitter's rolling and
 /// growth, and cost little to set up (the fuzz target runs many times a second).
 const CAPTURED_BUFFER: usize = 4096;

@@ -102,11 +102,18 @@ fn log_agent(head: &Head, line: &[u8]) -> Option<Agent> {
         | NameId::COMPACTED
         | NameId::WORLD_STATE
         | NameId::TOKEN_USAGE_RECORD => Some(Agent::Codex),
+        NameId::MESSAGE | NameId::REASONING if bare_codex_item(head, line) => Some(Agent::Codex),
         NameId::GEMINI | NameId::INFO | NameId::WARNING => Some(Agent::Gemini),
         NameId::TURN_ENDED => Some(Agent::Cursor),
+        // Gemini's stream writes errors too, but as `severity` and `message`.
+        NameId::ERROR => keys(line).gemini_message().then_some(Agent::Gemini),
         NameId::USER | NameId::ASSISTANT | NameId::SYSTEM | NameId::TOOL_RESULT => {
             let k = keys(line);
-            if k.session_id_log && (k.qwen_log || head.name == NameId::TOOL_RESULT) {
+            if k.gemini_message() {
+                Some(Agent::Gemini)
+            } else if k.session_id_log
+                && (k.qwen_log || k.message_parts || head.name == NameId::TOOL_RESULT)
+            {
                 Some(Agent::Qwen)
             } else if k.session_id_log {
                 Some(Agent::Claude)
@@ -199,6 +206,9 @@ pub(crate) fn session_id_of(line: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
 /// summary, `{"prompt":…}`, then `{"id":…,"msg":{…}}` events), or Gemini CLI's chat log
 /// (its first record, `$set`, `$rewindTo`).
 pub(crate) fn sniff_untyped(line: &[u8]) -> Option<Format> {
+    if bare_codex_record(line) {
+        return Some(Format::log(Agent::Codex));
+    }
     let k = keys(line);
     if k.codex_config || (k.id && k.msg) {
         Some(Format::stream(Agent::Codex))
@@ -209,6 +219,27 @@ pub(crate) fn sniff_untyped(line: &[u8]) -> Option<Format> {
     } else {
         None
     }
+}
+
+/// A response item of a Codex rollout of before 0.3x, written bare: no envelope and no
+/// time (the streams' `message` and `reasoning` lines carry a `timestamp`), a `message`'s
+/// `content` a list, a `reasoning`'s `summary`.
+fn bare_codex_item(head: &Head, line: &[u8]) -> bool {
+    top_level_value(line, "timestamp").is_none()
+        && match head.name {
+            NameId::MESSAGE => {
+                top_level_value(line, "content").is_some_and(|c| c.starts_with(b"["))
+            }
+            _ => top_level_value(line, "summary").is_some(),
+        }
+}
+
+/// The untyped records of a Codex rollout of before 0.3x: its header
+/// (`{"id","timestamp","instructions"[,"git"]}`) and the state kept after each turn
+/// (`{"record_type":"state"}`).
+fn bare_codex_record(line: &[u8]) -> bool {
+    let has = |key| top_level_value(line, key).is_some();
+    has("record_type") || (has("id") && has("timestamp") && has("instructions"))
 }
 
 fn system(head: &Head, line: &[u8], k: &Keys) -> Option<Agent> {
@@ -253,11 +284,24 @@ struct Keys {
     id: bool,
     msg: bool,
     message: bool,
+    content: bool,
     /// `projectHash`, `$set`, `$rewindTo`: Gemini CLI's chat log's own records.
     gemini_chat: bool,
     /// `provenance`, `usageMetadata`, `toolCallResult`, `systemPayload`: Qwen Code's log.
     qwen_log: bool,
+    /// A `message` made of `parts` (Gemini's `Content`): Qwen Code's log, before 0.24
+    /// wrote `provenance` on its first records (Claude's `message` has `content`).
+    message_parts: bool,
     role: bool,
+}
+
+impl Keys {
+    /// A message of Gemini CLI's chat log (`{"id","timestamp","type","content"}`): none
+    /// of the streams' `user` or `error` lines has an `id` and a `content` of its own
+    /// (Claude's and Cursor's are in `message`, Gemini's stream error has `message`).
+    fn gemini_message(&self) -> bool {
+        self.id && self.content && self.timestamp_text && !self.message && !self.session_id_log
+    }
 }
 
 fn keys(line: &[u8]) -> Keys {
@@ -287,8 +331,12 @@ fn keys(line: &[u8]) -> Keys {
             b"sandbox" | b"approval" | b"workdir" | b"provider" => k.codex_config = true,
             b"id" => k.id = true,
             b"msg" => k.msg = true,
-            b"message" => k.message = true,
+            b"message" => {
+                k.message = true;
+                k.message_parts = top_level_value(value, "parts").is_some();
+            }
             b"role" => k.role = true,
+            b"content" => k.content = true,
             b"projectHash" | b"$set" | b"$rewindTo" => k.gemini_chat = true,
             b"provenance" | b"usageMetadata" | b"toolCallResult" | b"systemPayload" => {
                 k.qwen_log = true
@@ -375,6 +423,49 @@ mod tests {
         ] {
             assert_eq!(agent_of(line), agent, "{line}");
         }
+    }
+
+    #[test]
+    fn qwen_s_log_is_told_from_claude_s_with_or_without_provenance() {
+        let qwen_0_12 = r#"{"uuid":"u","parentUuid":null,"sessionId":"s","timestamp":"t","type":"user","cwd":"/w","version":"0.12.6","message":{"role":"user","parts":[{"text":"hi"}]}}"#;
+        let qwen_0_24 = r#"{"uuid":"u","sessionId":"s","timestamp":"t","type":"user","cwd":"/w","provenance":"real_user","message":{"role":"user","parts":[{"text":"hi"}]}}"#;
+        let claude = r#"{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/w","sessionId":"s","version":"2.1.1","type":"user","message":{"role":"user","content":"hi "parts":[]"},"uuid":"u","timestamp":"t"}"#;
+        assert_eq!(format_of(qwen_0_12), Some(Format::log(Agent::Qwen)));
+        assert_eq!(format_of(qwen_0_24), Some(Format::log(Agent::Qwen)));
+        assert_eq!(format_of(claude), Some(Format::log(Agent::Claude)));
+    }
+
+    /// Codex's rollouts before 0.3x: a header and state records without `type`, then the
+    /// response items bare (a `message`, a `reasoning`: names Gemini's and OpenCode's
+    /// streams use too, with a time).
+    #[test]
+    fn a_codex_rollout_of_before_0_3x_is_codex_s_log() {
+        for line in [
+            r#"{"id":"355594bc-df89-40aa-81de-d6d675f11e8b","timestamp":"2025-08-22T16:56:24.134Z","instructions":null,"git":{"branch":"main"}}"#,
+            r#"{"record_type":"state"}"#,
+            r#"{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"hi"}]}"#,
+            r#"{"type":"reasoning","id":"rs_1","summary":[],"content":null,"encrypted_content":"x"}"#,
+        ] {
+            assert_eq!(format_of(line), Some(Format::log(Agent::Codex)), "{line}");
+        }
+        let gemini = r#"{"type":"message","timestamp":"t","role":"assistant","content":"hi"}"#;
+        assert_eq!(format_of(gemini), Some(Format::stream(Agent::Gemini)));
+        let opencode = r#"{"type":"reasoning","timestamp":1,"sessionID":"ses","part":{}}"#;
+        assert_eq!(format_of(opencode), Some(Format::stream(Agent::OpenCode)));
+    }
+
+    /// A Gemini chat's `user` and `error` messages are its log's, not a stream's: read as
+    /// the stream's, the prompt answered by an error alone was no failure.
+    #[test]
+    fn gemini_s_chat_messages_are_its_log_s() {
+        let user = r#"{"id":"8901a054","timestamp":"2026-04-25T12:48:44.969Z","type":"user","content":[{"text":"fix it"}]}"#;
+        let error = r#"{"id":"22994a57","timestamp":"2026-04-25T12:48:49.811Z","type":"error","content":"[API Error: You have exhausted your capacity on this model.]"}"#;
+        for line in [user, error] {
+            assert_eq!(format_of(line), Some(Format::log(Agent::Gemini)), "{line}");
+        }
+        let stream_error =
+            r#"{"type":"error","timestamp":"t","severity":"error","message":"quota"}"#;
+        assert_eq!(format_of(stream_error), Some(Format::stream(Agent::Gemini)));
     }
 
     #[test]

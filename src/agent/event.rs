@@ -17,75 +17,7 @@ use std::fmt;
 
 use serde_json::value::RawValue;
 
-/// The agents whose streams this tool reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Agent {
-    /// Cursor Agent CLI, `agent -p --output-format stream-json`.
-    Cursor,
-    /// Claude Code, `claude -p --output-format stream-json --verbose`.
-    Claude,
-    /// Codex, `codex exec --json`.
-    Codex,
-    /// Gemini CLI, `gemini -p … --output-format stream-json`.
-    Gemini,
-    /// Qwen Code, `qwen -p … --output-format stream-json` (Claude's format).
-    Qwen,
-    /// OpenCode, `opencode run --format json`.
-    OpenCode,
-}
-
-impl Agent {
-    /// Every agent, in the order of the README.
-    pub const ALL: [Agent; 6] = [
-        Agent::Cursor,
-        Agent::Claude,
-        Agent::Codex,
-        Agent::Gemini,
-        Agent::Qwen,
-        Agent::OpenCode,
-    ];
-
-    /// The name used on the command line and in machine-readable output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::Cursor => "cursor",
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-            Agent::Gemini => "gemini",
-            Agent::Qwen => "qwen",
-            Agent::OpenCode => "opencode",
-        }
-    }
-
-    /// Whether the agent sends its answer as separate whole messages, which `text` keeps
-    /// apart (a blank line) so they do not run together. Cursor's and Gemini's answer is
-    /// one text streamed across tool rounds, joined with nothing as their own result is.
-    pub(crate) fn separates_messages(self) -> bool {
-        !matches!(self, Agent::Cursor | Agent::Gemini)
-    }
-
-    /// The agent a program is, from its name (`run` uses it before the stream tells).
-    pub(crate) fn from_program(program: &str) -> Option<Agent> {
-        let name = program.rsplit(['/', '\\']).next()?;
-        let name = name.strip_suffix(".exe").unwrap_or(name);
-        Some(match name {
-            "agent" | "cursor-agent" | "cursor" => Agent::Cursor,
-            "claude" => Agent::Claude,
-            "codex" => Agent::Codex,
-            "gemini" => Agent::Gemini,
-            "qwen" => Agent::Qwen,
-            "opencode" => Agent::OpenCode,
-            _ => return None,
-        })
-    }
-}
-
-impl fmt::Display for Agent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use super::Agent;
 
 /// What a handler asks to be decoded (a set of flags, combined with `|`); run starts and
 /// ends always come.
@@ -123,6 +55,13 @@ impl Wants {
     pub const FINAL: Wants = Wants(1 << 6);
     /// [`Event::Billed`]: each model call's tokens, as a session log records them.
     pub const BILLED: Wants = Wants(1 << 8);
+    /// The prompt of a stream that echoes it on a line after its run's start (Cursor,
+    /// Gemini CLI, Codex before 0.44, Claude Code with `--replay-user-messages`): then in
+    /// the run's [`RunInfo::prompt`] from that line on. A session log's comes with its run
+    /// start whatever is asked.
+    pub const PROMPT: Wants = Wants(1 << 9);
+    /// Sessions' titles, and the ids of the lines a title may name (`sessions`).
+    pub const TITLES: Wants = Wants(1 << 10);
     /// Everything, including what may be added later.
     pub const ALL: Wants = Wants(u16::MAX);
 
@@ -168,6 +107,9 @@ pub struct RunInfo {
     pub prompt: Option<String>,
     /// When the run started, in epoch milliseconds, where the input says.
     pub started_ms: Option<u64>,
+    /// Its answer comes as whole messages, kept apart by `text`, though the agent's stream
+    /// joins its segments with nothing (a session log's messages: Gemini's chat).
+    pub(crate) messages_apart: bool,
 }
 
 impl RunInfo {
@@ -179,6 +121,7 @@ impl RunInfo {
             cwd: None,
             prompt: None,
             started_ms: None,
+            messages_apart: false,
         }
     }
 }
@@ -432,6 +375,29 @@ impl ToolKind {
             ToolKind::Other => "other",
         }
     }
+
+    /// What the call does, in the few words every tool record carries as its `kind`
+    /// (`tools --json`, `events --normalized`, the transcript): `shell`, `read`, `edit`,
+    /// `write`, `search`, `web`, `task`, `todo`, `mcp` or `other`. Coarser than
+    /// [`name`](ToolKind::name), so that one call reads the same whichever of its agent's
+    /// records it was read from (Codex's rollout names a command `exec_command`, its stream
+    /// `command_execution`: both `shell`), and a program needs no agent's tool list.
+    pub fn coarse_name(self) -> &'static str {
+        match self {
+            ToolKind::Shell => "shell",
+            ToolKind::Read => "read",
+            // Removing a file changes the tree as an edit does (Codex's patches delete too).
+            ToolKind::Edit | ToolKind::Delete => "edit",
+            ToolKind::Write => "write",
+            // Finding what is where: by content, by name, by listing, by meaning.
+            ToolKind::Grep | ToolKind::Glob | ToolKind::List | ToolKind::CodeSearch => "search",
+            ToolKind::Fetch | ToolKind::WebSearch => "web",
+            ToolKind::Mcp => "mcp",
+            ToolKind::Task => "task",
+            ToolKind::Todo => "todo",
+            ToolKind::Other => "other",
+        }
+    }
 }
 
 /// What a tool call did, in the terms the human views show. Every field is optional:
@@ -501,8 +467,9 @@ pub struct RunEnd<'a> {
     pub usage: Option<Usage>,
     /// How long it took, as the agent measured it.
     pub duration_ms: Option<u64>,
-    /// What the agent's own `--output-format json` prints for this run, when that is a
-    /// line of the stream (Cursor and Claude's `result` line).
+    /// What the agent's own `--output-format json` prints for this run, when the stream
+    /// says: its `result` line (Cursor's, Claude's), or nothing at all (empty: Cursor's
+    /// for a failed run).
     pub native_json: Option<&'a [u8]>,
     /// The time of the run's last record, in epoch milliseconds, where the input says.
     pub last_ms: Option<u64>,
@@ -613,10 +580,11 @@ pub struct Usage {
 impl Usage {
     /// Adds another run's (or step's) usage to this one.
     pub fn add(&mut self, o: &Usage) {
-        self.input += o.input;
-        self.output += o.output;
-        self.cache_read += o.cache_read;
-        self.cache_write += o.cache_write;
+        // Saturating: a hostile log's counts must not wrap the sums around.
+        self.input = self.input.saturating_add(o.input);
+        self.output = self.output.saturating_add(o.output);
+        self.cache_read = self.cache_read.saturating_add(o.cache_read);
+        self.cache_write = self.cache_write.saturating_add(o.cache_write);
         self.reasoning = sum(self.reasoning, o.reasoning);
         self.cache_write_1h = sum(self.cache_write_1h, o.cache_write_1h);
         self.cost_usd = match (self.cost_usd, o.cost_usd) {
@@ -628,7 +596,7 @@ impl Usage {
 
 fn sum(a: Option<u64>, b: Option<u64>) -> Option<u64> {
     match (a, b) {
-        (Some(a), Some(b)) => Some(a + b),
+        (Some(a), Some(b)) => Some(a.saturating_add(b)),
         (a, b) => a.or(b),
     }
 }

@@ -24,14 +24,18 @@ pub(crate) mod event;
 pub(crate) mod gemini;
 pub(crate) mod opencode;
 pub(crate) mod qwen;
+mod spec;
+pub(crate) mod store;
 pub(crate) mod tools;
 pub(crate) mod wire;
+
+pub(crate) use spec::{AnswerScope, Spec, Version, alias_in, model_alias};
 
 use std::fmt::Display;
 
 use crate::input::peek::{Head, NameId, TypeSet};
 use crate::out::diag::Unreadable;
-use event::{Agent, Event, RunEnd, RunInfo, ToolCall, ToolEndRaw, Wants};
+use event::{Event, RunEnd, RunInfo, ToolCall, ToolEndRaw, Wants};
 
 /// A line, as the dialects and the raw views see it.
 #[derive(Debug, Clone, Copy)]
@@ -135,9 +139,26 @@ pub(crate) trait Sink {
     /// The run's model, seen on some event: kept when its start did not say (a session
     /// log names it on each answer, not where the run starts).
     fn model_seen(&mut self, model: &str);
+    /// The run's prompt, in the user's words, echoed by its stream after its start (with
+    /// [`Wants::PROMPT`]): kept when its start did not say.
+    fn prompt_seen(&mut self, prompt: &str);
     /// A session's title, as its log names it (for the session being read, when
     /// `session` is `None`).
     fn title(&mut self, _session: Option<&str>, _title: &str) {}
+    /// The run's model changed within it (a fallback, a `/model` switch): the later one is
+    /// the run's. A sink that keeps the first takes it as [`Sink::model_seen`].
+    fn model_changed(&mut self, model: &str) {
+        self.model_seen(model)
+    }
+    /// The title of whichever session holds the line whose id is `line` (Claude's
+    /// `summary` names its session by a line's `uuid`, often from another session's log).
+    fn title_of_line(&mut self, _line: &str, _title: &str) {}
+    /// The id of a line of the session being read, which a title elsewhere may name
+    /// ([`Sink::title_of_line`]). Told only to a view that wants titles ([`Wants::TITLES`]).
+    fn line_id(&mut self, _id: &str) {}
+    /// A session whose log holds no run (it says what it is, no prompt was sent): what
+    /// `info` says of it, and its last activity (epoch ms). `sessions` lists it.
+    fn empty_session(&mut self, _info: &RunInfo, _last_ms: Option<u64>) {}
     fn event(&mut self, ev: Event<'_>) -> anyhow::Result<()>;
     /// A tool call starts (paired with its end by the sink).
     fn tool_started(&mut self, call: ToolCall<'_>) -> anyhow::Result<()>;
@@ -181,6 +202,10 @@ pub(crate) trait Dialect {
     /// Forgets what the run being read left (its end was read, or it ends here).
     fn reset(&mut self);
 
+    /// The agent was named (`--agent`): every run is read as its, whatever the lines say
+    /// (Claude's dialect does not become Qwen's on a Qwen init, nor the reverse).
+    fn fix_agent(&mut self) {}
+
     /// The input the dialect starts to read: its name (a path, or `<stdin>`), for a format
     /// that keeps a fact in its file's name only (Cursor's transcripts: their session id).
     fn input_named(&mut self, _name: &str) {}
@@ -211,6 +236,13 @@ pub(crate) trait Dialect {
         None
     }
 
+    /// Whether a line read where no run is open belongs to the run that starts next
+    /// (Claude's `SessionStart` hooks come before its `init`): the dispatcher holds it
+    /// until that run starts, so that it is read in it.
+    fn before_run(&self, _head: &Head, _line: &[u8]) -> bool {
+        false
+    }
+
     /// A one-line hint for a line the agent wrote on its stderr, for the failures its
     /// users run into most (`run` shows it; the messages come from public reports and
     /// from running the CLIs offline, `../shared/e2e/`).
@@ -238,72 +270,208 @@ impl Format {
         Format { agent, log: true }
     }
 
-    /// One format of each dialect.
-    pub(crate) const ALL: [Format; 11] = [
-        Format::stream(Agent::Cursor),
-        Format::stream(Agent::Claude),
-        Format::stream(Agent::Codex),
-        Format::stream(Agent::Gemini),
-        Format::stream(Agent::OpenCode),
-        Format::log(Agent::Claude),
-        Format::log(Agent::OpenCode),
-        Format::log(Agent::Codex),
-        Format::log(Agent::Gemini),
-        Format::log(Agent::Qwen),
-        Format::log(Agent::Cursor),
-    ];
+    /// One format of each dialect: every agent's stream and log.
+    pub(crate) fn all() -> impl Iterator<Item = Format> {
+        Agent::ALL
+            .into_iter()
+            .flat_map(|agent| [Format::stream(agent), Format::log(agent)])
+    }
 
     /// Whether one dialect reads both (Claude's stream dialect reads Qwen's stream).
     pub(crate) fn same_dialect(self, other: Format) -> bool {
-        let family = |f: Format| match f {
-            Format {
-                agent: Agent::Qwen,
-                log: false,
-            } => Format::stream(Agent::Claude),
-            f => f,
+        let family = |f: Format| match f.log {
+            false => Format::stream(f.agent.spec().stream_read_as()),
+            true => f,
         };
         family(self) == family(other)
     }
 }
 
-/// The dialects, behind one predictable branch per line (static dispatch: each view gets
-/// its own copy of each dialect's reading, inlined).
-pub(crate) enum AnyDialect {
-    Cursor(cursor::Cursor),
-    Claude(claude::Claude),
-    Codex(codex::Codex),
-    Gemini(gemini::Gemini),
-    OpenCode(opencode::OpenCode),
-    /// Claude Code's session logs (`~/.claude/projects/…/<session>.jsonl`).
-    ClaudeLog(Box<claude::log::ClaudeLog>),
-    /// OpenCode's database, as lines (`agent::opencode::db`).
-    OpenCodeLog(opencode::log::OpenCodeLog),
-    /// Codex's rollouts (`~/.codex/sessions/…/rollout-*.jsonl`).
-    CodexLog(Box<codex::rollout::Rollout>),
-    /// Gemini CLI's chats (`~/.gemini/tmp/…/chats/session-*.jsonl`).
-    GeminiLog(Box<gemini::chat::Chat>),
-    /// Qwen Code's chats (`~/.qwen/projects/…/chats/*.jsonl`).
-    QwenLog(qwen::QwenLog),
-    /// Cursor's agent transcripts (`~/.cursor/projects/…/agent-transcripts/…`).
-    CursorLog(cursor::transcript::Transcript),
+/// An agent's two dialects: of its stream, and of its session log (boxed: a log's
+/// reading keeps more state than a stream's, and the enum holding them all stays small).
+pub(crate) enum StreamOrLog<S, L> {
+    Stream(S),
+    Log(Box<L>),
 }
 
-macro_rules! each {
+macro_rules! stream_or_log {
     ($self:expr, $d:ident => $e:expr) => {
         match $self {
-            AnyDialect::Cursor($d) => $e,
-            AnyDialect::Claude($d) => $e,
-            AnyDialect::Codex($d) => $e,
-            AnyDialect::Gemini($d) => $e,
-            AnyDialect::OpenCode($d) => $e,
-            AnyDialect::ClaudeLog($d) => $e,
-            AnyDialect::OpenCodeLog($d) => $e,
-            AnyDialect::CodexLog($d) => $e,
-            AnyDialect::GeminiLog($d) => $e,
-            AnyDialect::QwenLog($d) => $e,
-            AnyDialect::CursorLog($d) => $e,
+            StreamOrLog::Stream($d) => $e,
+            StreamOrLog::Log($d) => $e,
         }
     };
+}
+
+impl<S: Dialect, L: Dialect> StreamOrLog<S, L> {
+    fn is_log(&self) -> bool {
+        matches!(self, StreamOrLog::Log(_))
+    }
+}
+
+impl<S: Dialect, L: Dialect> Dialect for StreamOrLog<S, L> {
+    fn agent(&self) -> Agent {
+        stream_or_log!(self, d => d.agent())
+    }
+
+    fn classify(&self, name: NameId) -> Class {
+        stream_or_log!(self, d => d.classify(name))
+    }
+
+    fn decode<K: Sink>(
+        &mut self,
+        line: &RawLine<'_>,
+        head: &Head,
+        sink: &mut K,
+    ) -> anyhow::Result<()> {
+        stream_or_log!(self, d => d.decode(line, head, sink))
+    }
+
+    fn reset(&mut self) {
+        stream_or_log!(self, d => d.reset())
+    }
+
+    fn fix_agent(&mut self) {
+        stream_or_log!(self, d => d.fix_agent())
+    }
+
+    fn input_named(&mut self, name: &str) {
+        stream_or_log!(self, d => d.input_named(name))
+    }
+
+    fn untyped<K: Sink>(&mut self, line: &RawLine<'_>, sink: &mut K) -> anyhow::Result<bool> {
+        stream_or_log!(self, d => d.untyped(line, sink))
+    }
+
+    fn finish<K: Sink>(&mut self, sink: &mut K) -> anyhow::Result<()> {
+        stream_or_log!(self, d => d.finish(sink))
+    }
+
+    fn start_afresh(&mut self) {
+        stream_or_log!(self, d => d.start_afresh())
+    }
+
+    fn before_run(&self, head: &Head, line: &[u8]) -> bool {
+        stream_or_log!(self, d => d.before_run(head, line))
+    }
+
+    fn lint(&self, head: &Head, line: &[u8]) -> Option<String> {
+        stream_or_log!(self, d => d.lint(head, line))
+    }
+
+    fn hint(&self, stderr_line: &str) -> Option<&'static str> {
+        stream_or_log!(self, d => d.hint(stderr_line))
+    }
+}
+
+/// The agents, from their one list (`Variant => folder`): [`Agent`], [`AnyDialect`] (a
+/// variant per agent, each its folder's `Reader`: static dispatch, one predictable branch
+/// per line) and [`Agent::spec`] (its folder's `SPEC`).
+macro_rules! agents {
+    ($( $(#[$doc:meta])* $variant:ident => $folder:ident, )+) => {
+        /// The agents whose streams and session logs this tool reads.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Agent {
+            $( $(#[$doc])* $variant, )+
+        }
+
+        impl Agent {
+            /// Every agent, in the order of the README.
+            pub const ALL: [Agent; [$(stringify!($variant)),+].len()] = [$(Agent::$variant),+];
+
+            /// What the tool knows of the agent: its folder's [`Spec`].
+            pub(crate) fn spec(self) -> &'static dyn Spec {
+                match self {
+                    $( Agent::$variant => &$folder::SPEC, )+
+                }
+            }
+        }
+
+        /// The dialects, an agent's stream or log each.
+        pub(crate) enum AnyDialect {
+            $( $variant($folder::Reader), )+
+        }
+
+        impl AnyDialect {
+            /// What the dialect reads.
+            pub(crate) fn format(&self) -> Format {
+                match self {
+                    $( AnyDialect::$variant(d) => Format { agent: d.agent(), log: d.is_log() }, )+
+                }
+            }
+        }
+
+        impl Dialect for AnyDialect {
+            fn agent(&self) -> Agent {
+                match self { $( AnyDialect::$variant(d) => d.agent(), )+ }
+            }
+
+            fn classify(&self, name: NameId) -> Class {
+                match self { $( AnyDialect::$variant(d) => d.classify(name), )+ }
+            }
+
+            fn decode<S: Sink>(
+                &mut self,
+                line: &RawLine<'_>,
+                head: &Head,
+                sink: &mut S,
+            ) -> anyhow::Result<()> {
+                match self { $( AnyDialect::$variant(d) => d.decode(line, head, sink), )+ }
+            }
+
+            fn reset(&mut self) {
+                match self { $( AnyDialect::$variant(d) => d.reset(), )+ }
+            }
+
+            fn fix_agent(&mut self) {
+                match self { $( AnyDialect::$variant(d) => d.fix_agent(), )+ }
+            }
+
+            fn input_named(&mut self, name: &str) {
+                match self { $( AnyDialect::$variant(d) => d.input_named(name), )+ }
+            }
+
+            fn untyped<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> anyhow::Result<bool> {
+                match self { $( AnyDialect::$variant(d) => d.untyped(line, sink), )+ }
+            }
+
+            fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
+                match self { $( AnyDialect::$variant(d) => d.finish(sink), )+ }
+            }
+
+            fn start_afresh(&mut self) {
+                match self { $( AnyDialect::$variant(d) => d.start_afresh(), )+ }
+            }
+
+            fn lint(&self, head: &Head, line: &[u8]) -> Option<String> {
+                match self { $( AnyDialect::$variant(d) => d.lint(head, line), )+ }
+            }
+
+            fn before_run(&self, head: &Head, line: &[u8]) -> bool {
+                match self { $( AnyDialect::$variant(d) => d.before_run(head, line), )+ }
+            }
+
+            fn hint(&self, stderr_line: &str) -> Option<&'static str> {
+                match self { $( AnyDialect::$variant(d) => d.hint(stderr_line), )+ }
+            }
+        }
+    };
+}
+
+agents! {
+    /// Cursor Agent CLI, `agent -p --output-format stream-json`.
+    Cursor => cursor,
+    /// Claude Code, `claude -p --output-format stream-json --verbose`.
+    Claude => claude,
+    /// Codex, `codex exec --json`.
+    Codex => codex,
+    /// Gemini CLI, `gemini -p … --output-format stream-json`.
+    Gemini => gemini,
+    /// Qwen Code, `qwen -p … --output-format stream-json` (Claude's format).
+    Qwen => qwen,
+    /// OpenCode, `opencode run --format json`.
+    OpenCode => opencode,
 }
 
 impl AnyDialect {
@@ -314,48 +482,7 @@ impl AnyDialect {
 
     /// The dialect that reads `format`.
     pub(crate) fn of(format: Format) -> AnyDialect {
-        match (format.agent, format.log) {
-            (Agent::Cursor, true) => {
-                AnyDialect::CursorLog(cursor::transcript::Transcript::default())
-            }
-            (Agent::Cursor, false) => AnyDialect::Cursor(cursor::Cursor::default()),
-            (Agent::Claude, true) => AnyDialect::ClaudeLog(Box::default()),
-            (Agent::Qwen, true) => AnyDialect::QwenLog(qwen::QwenLog::default()),
-            (Agent::Claude | Agent::Qwen, _) => {
-                AnyDialect::Claude(claude::Claude::new(format.agent))
-            }
-            (Agent::Codex, true) => AnyDialect::CodexLog(Box::default()),
-            (Agent::Codex, false) => AnyDialect::Codex(codex::Codex::default()),
-            (Agent::Gemini, true) => AnyDialect::GeminiLog(Box::default()),
-            (Agent::Gemini, false) => AnyDialect::Gemini(gemini::Gemini::default()),
-            (Agent::OpenCode, true) => {
-                AnyDialect::OpenCodeLog(opencode::log::OpenCodeLog::default())
-            }
-            (Agent::OpenCode, false) => AnyDialect::OpenCode(opencode::OpenCode::default()),
-        }
-    }
-
-    /// What the dialect reads.
-    pub(crate) fn format(&self) -> Format {
-        match self {
-            AnyDialect::ClaudeLog(_) => Format::log(Agent::Claude),
-            AnyDialect::OpenCodeLog(_) => Format::log(Agent::OpenCode),
-            AnyDialect::CodexLog(_) => Format::log(Agent::Codex),
-            AnyDialect::GeminiLog(_) => Format::log(Agent::Gemini),
-            AnyDialect::QwenLog(_) => Format::log(Agent::Qwen),
-            AnyDialect::CursorLog(_) => Format::log(Agent::Cursor),
-            d => Format::stream(d.agent()),
-        }
-    }
-
-    /// A dialect for `format` that reads every run as its agent's (`--agent`): Claude's
-    /// does not become Qwen's on a Qwen init, nor the reverse.
-    pub(crate) fn forced(format: Format) -> AnyDialect {
-        let mut dialect = AnyDialect::of(format);
-        if let AnyDialect::Claude(d) = &mut dialect {
-            d.fix_agent();
-        }
-        dialect
+        format.agent.spec().dialect(format.log)
     }
 
     /// The wire types worth decoding for a view that wants `wants`: those that start, end
@@ -380,53 +507,6 @@ impl AnyDialect {
         }
         self.start_afresh();
         true
-    }
-}
-
-impl Dialect for AnyDialect {
-    fn agent(&self) -> Agent {
-        each!(self, d => d.agent())
-    }
-
-    fn classify(&self, name: NameId) -> Class {
-        each!(self, d => d.classify(name))
-    }
-
-    fn decode<S: Sink>(
-        &mut self,
-        line: &RawLine<'_>,
-        head: &Head,
-        sink: &mut S,
-    ) -> anyhow::Result<()> {
-        each!(self, d => d.decode(line, head, sink))
-    }
-
-    fn reset(&mut self) {
-        each!(self, d => d.reset())
-    }
-
-    fn input_named(&mut self, name: &str) {
-        each!(self, d => d.input_named(name))
-    }
-
-    fn untyped<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> anyhow::Result<bool> {
-        each!(self, d => d.untyped(line, sink))
-    }
-
-    fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
-        each!(self, d => d.finish(sink))
-    }
-
-    fn start_afresh(&mut self) {
-        each!(self, d => d.start_afresh())
-    }
-
-    fn lint(&self, head: &Head, line: &[u8]) -> Option<String> {
-        each!(self, d => d.lint(head, line))
-    }
-
-    fn hint(&self, stderr_line: &str) -> Option<&'static str> {
-        each!(self, d => d.hint(stderr_line))
     }
 }
 

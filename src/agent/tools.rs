@@ -13,78 +13,104 @@ use std::borrow::Cow;
 use super::event::{ToolCall, ToolKind, Wants};
 use crate::input::lenient::{Count, Text};
 
+/// Each kind and the tool names (any case) of every agent that are of it.
+const KINDS: &[(ToolKind, &[&str])] = &[
+    (
+        ToolKind::Shell,
+        &[
+            "shell",
+            "bash",
+            "run_shell_command",
+            "command_execution",
+            "exec_command",
+            "local_shell",
+            // Codex's shell tool since 0.1xx, and its input to a command still running.
+            "shell_command",
+            "write_stdin",
+        ],
+    ),
+    (
+        ToolKind::Read,
+        &[
+            "read",
+            "read_file",
+            "read_many_files",
+            "view",
+            "notebookread",
+            "readfile",
+        ],
+    ),
+    (
+        ToolKind::Edit,
+        &[
+            "edit",
+            "multiedit",
+            "replace",
+            "apply_patch",
+            "file_change",
+            "patch_apply",
+            "notebookedit",
+            "edit_file",
+            "str_replace",
+            // Cursor's transcripts name the model's functions.
+            "applypatch",
+            "strreplace",
+        ],
+    ),
+    (ToolKind::Write, &["write", "write_file", "create_file"]),
+    (ToolKind::Delete, &["delete", "delete_file"]),
+    (
+        ToolKind::Grep,
+        &["grep", "grep_search", "search_file_content"],
+    ),
+    (ToolKind::Glob, &["glob", "glob_file_search", "find"]),
+    (ToolKind::List, &["ls", "list", "list_directory"]),
+    (ToolKind::Fetch, &["webfetch", "web_fetch", "fetch"]),
+    (
+        ToolKind::WebSearch,
+        &["websearch", "web_search", "google_web_search"],
+    ),
+    (
+        ToolKind::CodeSearch,
+        &["semsearch", "codebase_search", "codesearch"],
+    ),
+    (
+        ToolKind::Todo,
+        &[
+            "updatetodos",
+            "todowrite",
+            "todo_write",
+            "todoread",
+            "todo_list",
+            "update_plan",
+            // Claude Code 2.1's task list, which took TodoWrite's place.
+            "taskcreate",
+            "taskupdate",
+            "taskget",
+            "tasklist",
+        ],
+    ),
+    (ToolKind::Task, &["task", "agent", "collab_tool_call"]),
+    (
+        ToolKind::Mcp,
+        &[
+            "mcp",
+            "mcp_tool_call",
+            "callmcptool",
+            "getmcptools",
+            "list_mcp_resources",
+            "list_mcp_resource_templates",
+            "read_mcp_resource",
+        ],
+    ),
+];
+
 /// The kind of a tool from its name, for agents whose tools are named by the model's
 /// function names (`Bash`, `read_file`, `grep_search`, `webfetch`, `mcp__github__get_pr`…).
 /// Compared without regard to case. Unknown names are [`ToolKind::Other`].
 pub(crate) fn kind_of(name: &str) -> ToolKind {
-    const KINDS: &[(ToolKind, &[&str])] = &[
-        (
-            ToolKind::Shell,
-            &[
-                "shell",
-                "bash",
-                "run_shell_command",
-                "command_execution",
-                "exec_command",
-                "local_shell",
-            ],
-        ),
-        (
-            ToolKind::Read,
-            &[
-                "read",
-                "read_file",
-                "read_many_files",
-                "view",
-                "notebookread",
-            ],
-        ),
-        (
-            ToolKind::Edit,
-            &[
-                "edit",
-                "multiedit",
-                "replace",
-                "apply_patch",
-                "file_change",
-                "patch_apply",
-                "notebookedit",
-                "edit_file",
-                "str_replace",
-            ],
-        ),
-        (ToolKind::Write, &["write", "write_file", "create_file"]),
-        (ToolKind::Delete, &["delete", "delete_file"]),
-        (
-            ToolKind::Grep,
-            &["grep", "grep_search", "search_file_content"],
-        ),
-        (ToolKind::Glob, &["glob", "glob_file_search", "find"]),
-        (ToolKind::List, &["ls", "list", "list_directory"]),
-        (ToolKind::Fetch, &["webfetch", "web_fetch", "fetch"]),
-        (
-            ToolKind::WebSearch,
-            &["websearch", "web_search", "google_web_search"],
-        ),
-        (
-            ToolKind::CodeSearch,
-            &["semsearch", "codebase_search", "codesearch"],
-        ),
-        (
-            ToolKind::Todo,
-            &[
-                "updatetodos",
-                "todowrite",
-                "todo_write",
-                "todoread",
-                "todo_list",
-                "update_plan",
-            ],
-        ),
-        (ToolKind::Task, &["task", "agent", "collab_tool_call"]),
-        (ToolKind::Mcp, &["mcp", "mcp_tool_call"]),
-    ];
-    if name.len() > 5 && name[..5].eq_ignore_ascii_case("mcp__") {
+    // By bytes: a name is the model's text, and a character may straddle byte 5.
+    if name.len() > 5 && name.as_bytes()[..5].eq_ignore_ascii_case(b"mcp__") {
         return ToolKind::Mcp;
     }
     KINDS
@@ -235,6 +261,15 @@ mod tests {
         RawValue::from_string(s.to_owned()).unwrap()
     }
 
+    /// A tool's name is the model's text: one whose fifth byte is inside a character is
+    /// an unknown tool, not a panic.
+    #[test]
+    fn a_name_of_any_characters_has_a_kind() {
+        assert_eq!(kind_of("mcp_é_x"), ToolKind::Other);
+        assert_eq!(kind_of("ab€cd"), ToolKind::Other);
+        assert_eq!(kind_of("MCP__gh__pr"), ToolKind::Mcp);
+    }
+
     #[test]
     fn kinds_by_any_agents_name() {
         assert_eq!(kind_of("Bash"), ToolKind::Shell);
@@ -243,6 +278,9 @@ mod tests {
         assert_eq!(kind_of("apply_patch"), ToolKind::Edit);
         assert_eq!(kind_of("mcp__github__get_pr"), ToolKind::Mcp);
         assert_eq!(kind_of("Agent"), ToolKind::Task);
+        assert_eq!(kind_of("shell_command"), ToolKind::Shell);
+        assert_eq!(kind_of("TaskCreate"), ToolKind::Todo);
+        assert_eq!(kind_of("ApplyPatch"), ToolKind::Edit);
         assert_eq!(kind_of("brandNew"), ToolKind::Other);
     }
 

@@ -74,6 +74,12 @@ pub(crate) trait Driven: Handler {
         Ok(())
     }
 
+    /// A line without `type` that the dialect read (a Cursor transcript's messages,
+    /// Codex's lines before 0.44): an event, though of no type.
+    fn untyped_line(&mut self, line: &RawLine<'_>) -> anyhow::Result<()> {
+        self.blank_line(line.raw)
+    }
+
     /// A line that is not an event.
     fn bad_line(&mut self, _line: &RawLine<'_>, _bad: &BadLine) -> anyhow::Result<()> {
         Ok(())
@@ -95,8 +101,20 @@ pub(crate) trait Driven: Handler {
     /// The open run's model became known after its start.
     fn model_seen(&mut self, _model: &str) {}
 
+    /// The open run's prompt became known after its start (a stream that echoes it).
+    fn prompt_seen(&mut self, _prompt: &str) {}
+
     /// A session's title (see `Sink::title`).
     fn title(&mut self, _session: Option<&str>, _title: &str) {}
+
+    /// The title of the session that holds a line (see `Sink::title_of_line`).
+    fn title_of_line(&mut self, _line: &str, _title: &str) {}
+
+    /// A line's id, in the session being read (see `Sink::line_id`).
+    fn line_id(&mut self, _id: &str) {}
+
+    /// A session with no run (see `Sink::empty_session`).
+    fn empty_session(&mut self, _info: &RunInfo, _last_ms: Option<u64>) {}
 
     /// A run is ending, `events` event lines long, `end` says how (before
     /// [`Handler::run_end`]).

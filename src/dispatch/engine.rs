@@ -9,13 +9,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::Driven;
-use crate::agent::Sink;
 use crate::agent::calls::{Calls, Matched};
 use crate::agent::digest::Digest;
 use crate::agent::event::{
     Agent, AnswerCheck, Effect, Event, RunEnd, RunInfo, ToolCall, ToolEnd, ToolEndRaw, ToolStatus,
     Usage, Wants,
 };
+use crate::agent::{AnswerScope, Sink};
 use crate::input::peek::{BadLine, TypeSet};
 use crate::out::diag::Unreadable;
 use crate::runs::Runs;
@@ -35,7 +35,7 @@ pub(super) struct Engine<D> {
     /// The streamed answer the run's final answer is compared with (all of it, or since
     /// its last segment boundary, by agent), when the view wants text.
     answer: Digest,
-    scope: Option<Scope>,
+    scope: Option<AnswerScope>,
     /// Answer text came in this run.
     streamed: bool,
     /// The run's model calls' tokens ([`Event::Billed`]), summed: its usage, when its end
@@ -96,7 +96,12 @@ impl<D: Driven> Sink for Engine<D> {
         self.answer.clear();
         self.streamed = false;
         self.billed = None;
-        self.scope = answer_scope(self.run.agent).filter(|_| self.wants.has(Wants::TEXT));
+        self.scope = self
+            .run
+            .agent
+            .spec()
+            .answer_scope()
+            .filter(|_| self.wants.has(Wants::TEXT));
         self.handler.run_start(&self.run).map_err(D::into_anyhow)
     }
 
@@ -118,10 +123,36 @@ impl<D: Driven> Sink for Engine<D> {
         self.handler.title(session, title);
     }
 
+    fn title_of_line(&mut self, line: &str, title: &str) {
+        self.handler.title_of_line(line, title);
+    }
+
+    fn line_id(&mut self, id: &str) {
+        self.handler.line_id(id);
+    }
+
+    fn empty_session(&mut self, info: &RunInfo, last_ms: Option<u64>) {
+        self.handler.empty_session(info, last_ms);
+    }
+
+    fn model_changed(&mut self, model: &str) {
+        if self.runs.is_open() && self.run.model.as_deref() != Some(model) {
+            self.run.model = Some(model.to_owned());
+            self.handler.model_seen(model);
+        }
+    }
+
     fn model_seen(&mut self, model: &str) {
         if self.run.model.is_none() && self.runs.is_open() {
             self.run.model = Some(model.to_owned());
             self.handler.model_seen(model);
+        }
+    }
+
+    fn prompt_seen(&mut self, prompt: &str) {
+        if self.run.prompt.is_none() && self.runs.is_open() {
+            self.run.prompt = Some(prompt.to_owned());
+            self.handler.prompt_seen(prompt);
         }
     }
 
@@ -134,7 +165,7 @@ impl<D: Driven> Sink for Engine<D> {
                     self.answer.add(text);
                 }
             }
-            Event::Segment if self.scope == Some(Scope::LastSegment) => self.answer.clear(),
+            Event::Segment if self.scope == Some(AnswerScope::LastSegment) => self.answer.clear(),
             Event::Billed(billed) => {
                 self.billed
                     .get_or_insert_with(Usage::default)
@@ -272,23 +303,5 @@ impl<D: Driven> Engine<D> {
         self.handler
             .run_end(&self.run, &end)
             .map_err(D::into_anyhow)
-    }
-}
-
-/// Which of the streamed answer the agent's final answer is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Scope {
-    /// All of it (Cursor's `result` joins every segment).
-    Whole,
-    /// The last message only (Claude's and Qwen's `result`).
-    LastSegment,
-}
-
-fn answer_scope(agent: Agent) -> Option<Scope> {
-    match agent {
-        Agent::Cursor => Some(Scope::Whole),
-        Agent::Claude | Agent::Qwen => Some(Scope::LastSegment),
-        // Their final answer is taken from the stream itself: nothing to compare.
-        Agent::Codex | Agent::Gemini | Agent::OpenCode => None,
     }
 }

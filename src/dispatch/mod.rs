@@ -30,6 +30,7 @@ use crate::exit::ExitStatus;
 use crate::input::line_buffer::{Line, LineReader, LineTooLong};
 use crate::input::peek::{BadLine, Head, NameId, Peeked, TypeSet, peek};
 use crate::input::reader::{Batch, LineInfo, Next, ReadThread, Setup};
+use crate::out::diag::InputFailed;
 use crate::runs::Runs;
 
 mod driven;
@@ -62,6 +63,12 @@ pub(crate) struct Dispatcher<D> {
     read_buffers: Vec<Vec<u8>>,
     /// The current input's name, for its dialect ([`Dialect::input_named`]).
     input_name: String,
+    /// Lines read where no run is open that belong to the run that starts next
+    /// ([`Dialect::before_run`]), held until it starts (at most [`HOLD_LINES`] or
+    /// [`HOLD_BYTES`]: past that, or when no run starts, they are read where they are).
+    prelude: HeldLines,
+    /// Whether such lines are held (not while they are read at last).
+    holding: bool,
 }
 
 /// The current input's dialect, or the lines held until the agent is known.
@@ -103,6 +110,8 @@ impl<D: Driven> Dispatcher<D> {
             spare: Vec::new(),
             read_buffers: Vec::new(),
             input_name: String::new(),
+            prelude: HeldLines::default(),
+            holding: true,
         }
     }
 
@@ -172,8 +181,15 @@ impl<D: Driven> Dispatcher<D> {
         rdr: R,
         first_line: (u64, u64),
     ) -> anyhow::Result<()> {
-        self.read_on(name, rdr, first_line)?;
-        self.end()
+        match self.read_on(name, rdr, first_line) {
+            // What was read of a failed input is ended as an input's end ends it (its
+            // open run has no end); the caller reports it and goes on with the others.
+            Err(e) if e.is::<InputFailed>() => {
+                self.end()?;
+                Err(e)
+            }
+            read => read.and_then(|()| self.end()),
+        }
     }
 
     fn read_on<R: Read + Send + 'static>(
@@ -265,7 +281,10 @@ impl<D: Driven> Dispatcher<D> {
         let Slot::Ready { dialect, .. } = &mut self.slot else {
             return Ok(false);
         };
-        if self.engine.runs.is_open() || !self.boundaries.after_terminal() {
+        if self.engine.runs.is_open()
+            || !self.boundaries.after_terminal()
+            || !self.prelude.lines.is_empty()
+        {
             return Ok(false);
         }
         dialect.finish(&mut self.engine)?;
@@ -279,15 +298,8 @@ impl<D: Driven> Dispatcher<D> {
         self.input_name.clear();
         self.input_name.push_str(name);
         self.boundaries = detect::Boundaries::default();
-        self.slot = match self.forced {
-            Some(agent) => {
-                let mut dialect = AnyDialect::forced(Format::stream(agent));
-                dialect.input_named(name);
-                let interest = dialect.interest(self.engine.wants);
-                Slot::Ready { dialect, interest }
-            }
-            None => Slot::Undecided(HeldLines::default()),
-        };
+        self.slot = Slot::Undecided(HeldLines::default());
+        self.prelude = HeldLines::default();
     }
 
     /// One line the caller already split (with or without its `\n` or `\r\n`), numbered
@@ -327,9 +339,18 @@ impl<D: Driven> Dispatcher<D> {
 
     /// The input ended: a run still open ends with it.
     pub(crate) fn end(&mut self) -> anyhow::Result<()> {
-        if let Slot::Undecided(_) = self.slot {
-            self.decide(Format::stream(Agent::Cursor))?;
+        if let Slot::Undecided(held) = &self.slot {
+            // An input that held no line is the log its name says, if one does (a session
+            // log copied whole into a resumed one reads nothing of its own).
+            let named_log = held
+                .lines
+                .is_empty()
+                .then(|| log_named(&self.input_name))
+                .flatten();
+            let format = named_log.unwrap_or(Format::stream(Agent::Cursor));
+            self.decide(self.named(format))?;
         }
+        self.replay_prelude()?;
         if let Slot::Ready { dialect, .. } = &mut self.slot {
             dialect.finish(&mut self.engine)?;
         }
@@ -348,11 +369,11 @@ impl<D: Driven> Dispatcher<D> {
     }
 
     fn line(&mut self, line: &Line<'_>, peeked: &Peeked) -> anyhow::Result<()> {
-        if let Some(agent) = self.boundaries.next(peeked, line.bytes)
+        if let Some(format) = self.boundaries.next(peeked, line.bytes)
             && matches!(self.slot, Slot::Ready { .. })
             && !self.engine.runs.is_open()
         {
-            self.renew(self.forced.map_or(agent, Format::stream))?;
+            self.renew(self.named(format))?;
         }
         if let Slot::Undecided(held) = &mut self.slot {
             let verdict = match peeked {
@@ -360,12 +381,22 @@ impl<D: Driven> Dispatcher<D> {
                 Peeked::Bad(BadLine::NoType) => detect::sniff_untyped(line.bytes),
                 _ => None,
             };
+            // A named agent is never second-guessed: the line only tells its stream from
+            // its log, and a line that tells nothing is its stream's (a stream cut before
+            // its first line is read as it comes, not held).
+            let verdict = match (verdict, self.forced) {
+                (verdict, Some(agent)) => Some(Format {
+                    agent,
+                    log: verdict.is_some_and(|f| f.log),
+                }),
+                (verdict, None) => verdict,
+            };
             match verdict {
                 Some(format) => self.decide(format)?,
                 None => {
                     held.push(line, peeked);
                     if held.lines.len() >= HOLD_LINES || held.data.len() >= HOLD_BYTES {
-                        self.decide(Format::stream(Agent::Cursor))?;
+                        self.decide(self.named(Format::stream(Agent::Cursor)))?;
                     }
                     return Ok(());
                 }
@@ -382,37 +413,89 @@ impl<D: Driven> Dispatcher<D> {
             if !dialect.start_afresh_as(format) {
                 (*dialect, *interest) = dialect_for(format, self.engine.wants);
                 dialect.input_named(&self.input_name);
+                if self.forced.is_some() {
+                    dialect.fix_agent();
+                }
             }
         }
         Ok(())
     }
 
+    /// The format a line tells, as `--agent` names it: the named agent's stream or log.
+    fn named(&self, format: Format) -> Format {
+        match self.forced {
+            Some(agent) => Format { agent, ..format },
+            None => format,
+        }
+    }
+
     /// The format is known: the held lines go through its dialect.
     fn decide(&mut self, format: Format) -> anyhow::Result<()> {
-        let Slot::Undecided(held) =
-            std::mem::replace(&mut self.slot, ready(format, self.engine.wants))
-        else {
+        let mut next = ready(format, self.engine.wants);
+        if let (Some(_), Slot::Ready { dialect, .. }) = (self.forced, &mut next) {
+            dialect.fix_agent();
+        }
+        let Slot::Undecided(held) = std::mem::replace(&mut self.slot, next) else {
             return Ok(());
         };
         if let Slot::Ready { dialect, .. } = &mut self.slot {
             dialect.input_named(&self.input_name);
         }
-        for h in &held.lines {
-            let line = Line {
-                bytes: &held.data[h.bytes.clone()],
-                raw: &held.data[h.raw.clone()],
-                raw_start: 0,
-                bytes_start: 0,
-                number: h.number,
-                unterminated: h.unterminated,
-                offset: h.offset,
-            };
-            self.process(&line, &h.peeked)?;
+        held.replay(|line, peeked| self.process(line, peeked))
+    }
+
+    fn process(&mut self, line: &Line<'_>, peeked: &Peeked) -> anyhow::Result<()> {
+        if !self.prelude.lines.is_empty() && !self.prelude_goes_on(line, peeked) {
+            self.replay_prelude()?;
+        }
+        let Some((raw, head)) = self.read(line, peeked)? else {
+            return Ok(());
+        };
+        if !self.prelude.lines.is_empty() && self.engine.runs.is_open() {
+            // The run the held lines come before started on this line: they are read in
+            // it, before what the view makes of this line.
+            self.replay_prelude()?;
+            self.engine.handler.line(line.number);
+        }
+        if self.engine.raw_types.contains(head.name) {
+            self.engine.handler.after(&raw, head)?;
         }
         Ok(())
     }
 
-    fn process(&mut self, line: &Line<'_>, peeked: &Peeked) -> anyhow::Result<()> {
+    /// Whether the held lines still wait for their run after this line: it is one more of
+    /// them, or it starts or opens the run.
+    fn prelude_goes_on(&self, line: &Line<'_>, peeked: &Peeked) -> bool {
+        let (Peeked::Event(head), Slot::Ready { dialect, .. }) = (peeked, &self.slot) else {
+            return false;
+        };
+        let bytes = &line.bytes[head.start..];
+        dialect.before_run(head, bytes)
+            || detect::starts_run(head, bytes)
+            || dialect.classify(head.name).opens
+    }
+
+    /// The held lines, read now: in the run that just started, or, when none did, where
+    /// they were (outside any run).
+    fn replay_prelude(&mut self) -> anyhow::Result<()> {
+        let held = std::mem::take(&mut self.prelude);
+        self.holding = false;
+        let result = held.replay(|line, peeked| {
+            self.engine.handler.line(line.number);
+            self.process(line, peeked)?;
+            self.engine.handler.line_done()
+        });
+        self.holding = true;
+        result
+    }
+
+    /// Reads a line into the dialect: the line as the raw views see it and its head, when
+    /// [`Driven::after`] is still to be told of it.
+    fn read<'l, 'p>(
+        &mut self,
+        line: &Line<'l>,
+        peeked: &'p Peeked,
+    ) -> anyhow::Result<Option<(RawLine<'l>, &'p Head)>> {
         self.engine.handler.line(line.number);
         let checked = self.checked;
         let engine = &mut self.engine;
@@ -428,16 +511,8 @@ impl<D: Driven> Dispatcher<D> {
         };
         let head = match peeked {
             Peeked::Event(head) => head,
-            Peeked::Blank => return engine.handler.blank_line(line.raw),
-            Peeked::Bad(bad) => {
-                if *bad == BadLine::NoType && dialect.untyped(&raw, engine)? {
-                    return engine.handler.blank_line(line.raw);
-                }
-                if still_written(dialect, &raw) {
-                    return engine.handler.blank_line(line.raw);
-                }
-                return engine.handler.bad_line(&raw, bad);
-            }
+            Peeked::Blank => return engine.handler.blank_line(line.raw).map(|()| None),
+            Peeked::Bad(bad) => return not_an_event(dialect, engine, &raw, bad).map(|()| None),
         };
         if head.start > 0 {
             let (noise, json) = line.bytes.split_at(head.start);
@@ -452,18 +527,26 @@ impl<D: Driven> Dispatcher<D> {
             (*dialect, *interest) = dialect_for(format, engine.wants);
             class = dialect.classify(head.name);
         }
+        if self.holding
+            && !engine.runs.is_open()
+            && dialect.before_run(head, raw.bytes)
+            && self.prelude.has_room(line)
+        {
+            self.prelude.push(line, peeked);
+            return Ok(None);
+        }
         // A line that would open a run is checked whole first: a broken one opens none.
         if class.opens
             && !engine.runs.is_open()
             && !checked.contains(head.name)
             && let Err(bad) = crate::input::peek::verify(raw.bytes)
         {
-            return engine.handler.bad_line(&raw, &bad);
+            return engine.handler.bad_line(&raw, &bad).map(|()| None);
         }
         engine.run_events += u64::from(engine.runs.is_open());
         let raw_view = engine.raw_types.contains(head.name);
         if raw_view && !engine.handler.before(&raw, head, dialect)? {
-            return Ok(());
+            return Ok(None);
         }
         if class.opens && !engine.runs.is_open() {
             engine.ensure_run(dialect.agent())?;
@@ -477,14 +560,11 @@ impl<D: Driven> Dispatcher<D> {
             let Broken(bad) = e.downcast::<Broken>()?;
             engine.run_events -= u64::from(engine.runs.is_open());
             if still_written(dialect, &raw) {
-                return engine.handler.blank_line(line.raw);
+                return engine.handler.blank_line(line.raw).map(|()| None);
             }
-            return engine.handler.bad_line(&raw, &bad);
+            return engine.handler.bad_line(&raw, &bad).map(|()| None);
         }
-        if raw_view {
-            engine.handler.after(&raw, head)?;
-        }
-        Ok(())
+        Ok(Some((raw, head)))
     }
 }
 
@@ -496,7 +576,7 @@ pub(crate) fn checked_types<D: Driven>(handler: &D) -> TypeSet {
         return TypeSet::ALL;
     }
     let mut set = TypeSet::NONE;
-    for format in Format::ALL {
+    for format in Format::all() {
         let dialect = AnyDialect::of(format);
         for name in NameId::all() {
             if dialect.classify(name).always {
@@ -505,6 +585,32 @@ pub(crate) fn checked_types<D: Driven>(handler: &D) -> TypeSet {
         }
     }
     set
+}
+
+/// The agent whose session log the path names by its place and name alone.
+fn log_named(name: &str) -> Option<Format> {
+    let path = std::path::Path::new(name);
+    Agent::ALL
+        .into_iter()
+        .find(|agent| agent.spec().store().names_log(path))
+        .map(Format::log)
+}
+
+/// A line that is not an event: one without `type` the dialect reads, a session log's
+/// last line still being written, or a bad line.
+fn not_an_event<D: Driven>(
+    dialect: &mut AnyDialect,
+    engine: &mut Engine<D>,
+    raw: &RawLine<'_>,
+    bad: &BadLine,
+) -> anyhow::Result<()> {
+    if *bad == BadLine::NoType && dialect.untyped(raw, engine)? {
+        return engine.handler.untyped_line(raw);
+    }
+    if still_written(dialect, raw) {
+        return engine.handler.blank_line(raw.raw);
+    }
+    engine.handler.bad_line(raw, bad)
 }
 
 /// A session log's last line, cut where the agent is still writing it: read up to it, and
@@ -541,6 +647,31 @@ fn other_format(
 }
 
 impl HeldLines {
+    /// Whether `line` can be held too.
+    fn has_room(&self, line: &Line<'_>) -> bool {
+        self.lines.len() < HOLD_LINES && self.data.len() + line.raw.len() <= HOLD_BYTES
+    }
+
+    /// Each held line to `f`, as it was read.
+    fn replay(
+        &self,
+        mut f: impl FnMut(&Line<'_>, &Peeked) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        for h in &self.lines {
+            let line = Line {
+                bytes: &self.data[h.bytes.clone()],
+                raw: &self.data[h.raw.clone()],
+                raw_start: 0,
+                bytes_start: 0,
+                number: h.number,
+                unterminated: h.unterminated,
+                offset: h.offset,
+            };
+            f(&line, &h.peeked)?;
+        }
+        Ok(())
+    }
+
     fn push(&mut self, line: &Line<'_>, peeked: &Peeked) {
         let start = self.data.len();
         self.data.extend_from_slice(line.raw);

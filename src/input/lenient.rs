@@ -116,10 +116,15 @@ impl TokenCount {
     }
 }
 
+/// The largest token count taken: 2^53, the last integer every JSON reader keeps exact.
+const MAX_COUNT: f64 = 9_007_199_254_740_992.0;
+
 impl<'de> Deserialize<'de> for TokenCount {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TokenCount, D::Error> {
         d.deserialize_any(Lenient(|v: Scalar<'_>| match v {
-            Scalar::Num(n) if n >= 0.0 && n.fract() == 0.0 && n < 1.8e19 => {
+            // Above 2^53 a count is not exact in the number it was read as: no count
+            // (nor one that would overflow the sums).
+            Scalar::Num(n) if n >= 0.0 && n.fract() == 0.0 && n <= MAX_COUNT => {
                 TokenCount::Count(n as u64)
             }
             Scalar::Other => TokenCount::Absent,

@@ -2,6 +2,7 @@
 //! the reading thread and its cheap peek at each line's `type`.
 
 pub(crate) mod fast_de;
+pub(crate) mod file;
 pub(crate) mod json;
 pub(crate) mod lenient;
 pub(crate) mod line_buffer;

@@ -26,6 +26,20 @@ impl Display for BadInput {
 
 impl std::error::Error for BadInput {}
 
+/// An input could not be read to its end (a cut compressed log, a disk error): reported,
+/// and the other inputs are still read (exit status 2 at the end). What was read of it
+/// before stays read.
+#[derive(Debug)]
+pub(crate) struct InputFailed(pub String);
+
+impl Display for InputFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InputFailed {}
+
 /// An event a dialect reads in full, named for the "unreadable … event" reports.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Unreadable {

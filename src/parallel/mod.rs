@@ -40,10 +40,10 @@ use crate::config::Config;
 use crate::dispatch::{Dispatcher, Driven};
 use crate::exit::ExitStatus;
 use crate::input::Input;
-use crate::out::diag::Diag;
+use crate::input::file::Opened;
+use crate::out::diag::{Diag, InputFailed};
 use crate::out::{Output, OutputMode, Question, ToMain};
 use crate::runs::Runs;
-use crate::stores::open::Opened;
 use crate::view::{Ctx, View, ViewHandler};
 
 /// What a worker wrote, in order: its bytes, and the marks that say which stream each
@@ -288,7 +288,17 @@ fn gather<V: View>(
         if let Some(copy) = done.view {
             handler.view.merge(copy);
         }
-        done.result?;
+        match done.result {
+            // As the sequential reading: reported, and the other inputs are still read.
+            Err(e) if e.is::<InputFailed>() => {
+                let ctx = &mut handler.ctx;
+                ctx.out.begin_err_block();
+                ctx.out
+                    .write_err(format!("cursor-stream: error: {e}\n").as_bytes());
+                unopened = true;
+            }
+            result => result?,
+        }
     }
     let status = handler.finish(&runs)?;
     Ok(if unopened { ExitStatus::ERROR } else { status })

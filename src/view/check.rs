@@ -355,7 +355,10 @@ impl View for CheckView {
             let message = format!("{session} ended without a result event");
             return self.problem_here("no_result", &message, ctx);
         }
+        // A Cursor stream ends a session with one `result` (the run's line that its json
+        // format prints); a transcript's session ends each prompt's turn, with no result.
         if ctx.run.agent == Agent::Cursor
+            && end.native_json.is_some()
             && let Some(id) = ctx.run.session_id.as_deref()
         {
             let session = self.hasher.hash_one(id);

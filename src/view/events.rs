@@ -140,6 +140,15 @@ impl View for EventsView {
         Ok(())
     }
 
+    /// An event of no type (a Cursor transcript's message): no criterion on types or
+    /// fields matches it, but it is an event for `-c` and the exit status.
+    fn untyped_line(&mut self, line: &RawLine<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.opts.filter.passes_non_events() {
+            self.pass(line.raw, line.offset, true, ctx)?;
+        }
+        Ok(())
+    }
+
     fn blank_line(&mut self, raw: &[u8], ctx: &mut Ctx) -> anyhow::Result<()> {
         if self.opts.filter.passes_non_events() {
             self.pass(raw, None, false, ctx)?;

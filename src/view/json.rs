@@ -31,14 +31,14 @@ impl View for JsonView {
     }
 
     fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        let agent = ctx.run.agent;
-        let line = match agent {
-            Agent::Cursor | Agent::Claude | Agent::Qwen => match end.native_json {
-                Some(line) => line.to_vec(),
-                None => return Ok(()),
-            },
-            _ if end.outcome == Outcome::NoEnd => return Ok(()),
-            _ => serde_json::to_vec(&Synthesized::new(agent, end, ctx))?,
+        // The agent's own result line where its stream has one (Cursor's, Claude's,
+        // Qwen's); else one made alike for every agent, logs included, but for a run
+        // that did not end.
+        let line = match end.native_json {
+            Some([]) => return Ok(()),
+            Some(line) => line.to_vec(),
+            None if end.outcome == Outcome::NoEnd => return Ok(()),
+            None => serde_json::to_vec(&Synthesized::new(ctx.run.agent, end, ctx))?,
         };
         ctx.out.write_out(&line)?;
         ctx.out.write_out(b"\n")?;

@@ -18,7 +18,7 @@ use crate::exit::ExitStatus;
 use crate::handler::Handler;
 use crate::input::line_buffer::LineTooLong;
 use crate::input::peek::{BadLine, Head, TypeSet};
-use crate::out::diag::{BadInput, Diag, Excerpt, Unreadable};
+use crate::out::diag::{BadInput, Diag, Excerpt, InputFailed, Unreadable};
 use crate::out::{Output, Question};
 use crate::runs::Runs;
 
@@ -189,6 +189,12 @@ pub(crate) trait View: Send {
         Ok(())
     }
 
+    /// A line without `type` that the dialect read (a Cursor transcript's messages):
+    /// as a blank line, but to a view that counts events.
+    fn untyped_line(&mut self, line: &RawLine<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        self.blank_line(line.raw, ctx)
+    }
+
     /// A line that is not an event. Returns whether the view reported it itself; if not,
     /// it is reported on stderr.
     fn bad_line(
@@ -214,6 +220,15 @@ pub(crate) trait View: Send {
     /// A run starts; `ctx.run` describes it.
     /// A session's title, as its log names it (`None`: the session being read).
     fn title(&mut self, _session: Option<&str>, _title: &str, _ctx: &mut Ctx) {}
+
+    /// The title of the session that holds the line whose id is `line`, wherever it is.
+    fn title_of_line(&mut self, _line: &str, _title: &str, _ctx: &mut Ctx) {}
+
+    /// The id of a line of the session being read (for [`View::title_of_line`]).
+    fn line_id(&mut self, _id: &str, _ctx: &mut Ctx) {}
+
+    /// A session whose log holds no run: what `info` says of it, its last activity.
+    fn empty_session(&mut self, _info: &RunInfo, _last_ms: Option<u64>, _ctx: &mut Ctx) {}
 
     fn run_start(&mut self, _ctx: &mut Ctx) -> anyhow::Result<()> {
         Ok(())
@@ -376,7 +391,7 @@ impl<V: View> Driven for ViewHandler<V> {
         if let Some(too_long) = e.get_ref().and_then(|e| e.downcast_ref::<LineTooLong>()) {
             return BadInput(format!("{name}: {too_long}")).into();
         }
-        anyhow::Error::new(e).context(format!("reading {name}"))
+        InputFailed(format!("cannot read {name} to its end: {e}")).into()
     }
 
     fn glued(&mut self, noise: &[u8]) {
@@ -402,6 +417,10 @@ impl<V: View> Driven for ViewHandler<V> {
 
     fn blank_line(&mut self, raw: &[u8]) -> anyhow::Result<()> {
         self.view.blank_line(raw, &mut self.ctx)
+    }
+
+    fn untyped_line(&mut self, line: &RawLine<'_>) -> anyhow::Result<()> {
+        self.view.untyped_line(line, &mut self.ctx)
     }
 
     fn bad_line(&mut self, line: &RawLine<'_>, bad: &BadLine) -> anyhow::Result<()> {
@@ -447,8 +466,24 @@ impl<V: View> Driven for ViewHandler<V> {
         self.ctx.run.model = Some(model.to_owned());
     }
 
+    fn prompt_seen(&mut self, prompt: &str) {
+        self.ctx.run.prompt = Some(prompt.to_owned());
+    }
+
     fn title(&mut self, session: Option<&str>, title: &str) {
         self.view.title(session, title, &mut self.ctx);
+    }
+
+    fn title_of_line(&mut self, line: &str, title: &str) {
+        self.view.title_of_line(line, title, &mut self.ctx);
+    }
+
+    fn line_id(&mut self, id: &str) {
+        self.view.line_id(id, &mut self.ctx);
+    }
+
+    fn empty_session(&mut self, info: &RunInfo, last_ms: Option<u64>) {
+        self.view.empty_session(info, last_ms, &mut self.ctx);
     }
 
     /// Says on stderr why a run did not succeed.

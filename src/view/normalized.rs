@@ -219,7 +219,7 @@ impl<'a> CallFacts<'a> {
         CallFacts {
             call_id: call.id.as_deref(),
             tool: &call.tool,
-            kind: call.kind.name(),
+            kind: call.kind.coarse_name(),
             seq,
             target: call.target.as_deref(),
             args: call.args.as_deref(),

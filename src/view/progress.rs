@@ -174,7 +174,7 @@ impl View for ProgressView {
 
     fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.counts.clear();
-        self.answer.run_start(ctx.run.agent);
+        self.answer.run_start(&ctx.run);
         let run = &ctx.run;
         let mark = "▶";
         let room = self.room(ctx, mark);

@@ -4,13 +4,14 @@
 //!
 //! A session is a session id in a file (a database holds many); its runs are counted as
 //! they are read, and the table is written at the end, sorted by last activity. `--json`
-//! writes one object per session instead (schema in the README).
+//! writes one object per session instead (schema in docs/GUIDE.md).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
 
 use serde::Serialize;
 
-use crate::agent::event::{RunEnd, Wants};
+use crate::agent::event::{RunEnd, RunInfo, Wants};
 use crate::exit::ExitStatus;
 use crate::out::{Channel, escape_line, fit};
 use crate::runs::Runs;
@@ -47,6 +48,8 @@ pub(crate) struct SessionsView {
     index: HashMap<(String, Option<String>), usize>,
     /// Titles given for a file's session before its runs (by file).
     titles: HashMap<(String, Option<String>), String>,
+    /// Titles that name a line of their session, wherever they were written.
+    by_line: LineTitles,
 }
 
 impl SessionsView {
@@ -56,13 +59,39 @@ impl SessionsView {
             sessions: Vec::new(),
             index: HashMap::new(),
             titles: HashMap::new(),
+            by_line: LineTitles::default(),
         }
+    }
+}
+
+impl SessionsView {
+    /// The session `run` is of (in the file being read), listed once.
+    fn session_of(&mut self, run: &RunInfo, ctx: &Ctx) -> &mut Session {
+        let file = ctx.diag.source().to_string();
+        let key = (file.clone(), run.session_id.clone());
+        let i = *self.index.entry(key).or_insert_with(|| {
+            self.sessions.push(Session {
+                agent: run.agent.name(),
+                session_id: run.session_id.clone(),
+                started_ms: run.started_ms,
+                last_activity_ms: None,
+                prompts: 0,
+                status: "no_result",
+                cwd: None,
+                model: None,
+                title: None,
+                first_prompt: None,
+                file,
+            });
+            self.sessions.len() - 1
+        });
+        &mut self.sessions[i]
     }
 }
 
 impl View for SessionsView {
     fn wants(&self) -> Wants {
-        Wants::NONE
+        Wants::TITLES
     }
 
     fn reports_runs(&self) -> bool {
@@ -74,13 +103,18 @@ impl View for SessionsView {
     }
 
     fn fork(&self) -> Option<Self> {
-        Some(SessionsView::new(self.opts.clone()))
+        // The same keys: a line's id must hash alike in every worker.
+        Some(SessionsView {
+            by_line: self.by_line.fork(),
+            ..SessionsView::new(self.opts.clone())
+        })
     }
 
     fn merge(&mut self, later: Self) {
         for (key, title) in later.titles {
             self.titles.insert(key, title);
         }
+        self.by_line.merge(later.by_line);
         for s in later.sessions {
             let key = (s.file.clone(), s.session_id.clone());
             match self.index.get(&key) {
@@ -101,27 +135,28 @@ impl View for SessionsView {
         self.titles.insert((file, session), title.to_string());
     }
 
+    fn title_of_line(&mut self, line: &str, title: &str, _ctx: &mut Ctx) {
+        self.by_line.title(line, title);
+    }
+
+    fn line_id(&mut self, id: &str, ctx: &mut Ctx) {
+        let session = (ctx.diag.source().to_string(), ctx.run.session_id.clone());
+        self.by_line.line(id, session);
+    }
+
+    fn empty_session(&mut self, info: &RunInfo, last_ms: Option<u64>, ctx: &mut Ctx) {
+        let s = self.session_of(info, ctx);
+        s.started_ms = min_some(s.started_ms, info.started_ms);
+        s.last_activity_ms = s.last_activity_ms.max(last_ms).max(info.started_ms);
+        if s.cwd.is_none() {
+            s.cwd.clone_from(&info.cwd);
+        }
+    }
+
     fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let ctx: &Ctx = ctx;
         let run = &ctx.run;
-        let file = ctx.diag.source().to_string();
-        let key = (file.clone(), run.session_id.clone());
-        let i = *self.index.entry(key).or_insert_with(|| {
-            self.sessions.push(Session {
-                agent: run.agent.name(),
-                session_id: run.session_id.clone(),
-                started_ms: run.started_ms,
-                last_activity_ms: None,
-                prompts: 0,
-                status: "no_result",
-                cwd: None,
-                model: None,
-                title: None,
-                first_prompt: None,
-                file,
-            });
-            self.sessions.len() - 1
-        });
-        let s = &mut self.sessions[i];
+        let s = self.session_of(run, ctx);
         s.prompts += 1;
         s.status = end.outcome.word();
         s.started_ms = min_some(s.started_ms, run.started_ms);
@@ -143,10 +178,15 @@ impl View for SessionsView {
 
     fn finish(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
         let titles = std::mem::take(&mut self.titles);
+        let by_line = std::mem::take(&mut self.by_line).resolve();
         for s in &mut self.sessions {
             let key = (s.file.clone(), s.session_id.clone());
             let by_file = (s.file.clone(), None);
-            if let Some(t) = titles.get(&key).or_else(|| titles.get(&by_file)) {
+            let title = by_line
+                .get(&key)
+                .or_else(|| titles.get(&key))
+                .or_else(|| titles.get(&by_file));
+            if let Some(t) = title {
                 s.title = Some(first_line(t));
             }
         }
@@ -195,6 +235,89 @@ impl View for SessionsView {
         }
         ctx.out.write_out(text.as_bytes())?;
         Ok(())
+    }
+}
+
+/// A session, as the titles that name its lines know it: its file and session id.
+type SessionKey = (String, Option<String>);
+
+/// Titles given by naming one of their session's lines (Claude's `summary` and its
+/// `leafUuid`), often from another session's log, read before or after it, on another
+/// worker: each log tells the ids of its lines as it is read, and the titles are matched
+/// to them once all is read. A line's id is kept as a hash (8 bytes a line: a gigabyte of
+/// logs holds some hundreds of thousands of lines).
+#[derive(Default)]
+struct LineTitles {
+    hasher: RandomState,
+    sessions: Vec<SessionKey>,
+    slots: HashMap<SessionKey, u32>,
+    /// Each line's session (its slot) and its place in the order read.
+    lines: HashMap<u64, (u32, u64)>,
+    read: u64,
+    /// The titles, by the line each names.
+    titles: Vec<(u64, String)>,
+}
+
+impl LineTitles {
+    fn fork(&self) -> LineTitles {
+        LineTitles {
+            hasher: self.hasher.clone(),
+            ..LineTitles::default()
+        }
+    }
+
+    fn line(&mut self, id: &str, session: SessionKey) {
+        let next = self.sessions.len() as u32;
+        let slot = *self.slots.entry(session.clone()).or_insert(next);
+        if slot == next {
+            self.sessions.push(session);
+        }
+        self.read += 1;
+        self.lines
+            .insert(self.hasher.hash_one(id), (slot, self.read));
+    }
+
+    fn title(&mut self, line: &str, title: &str) {
+        self.titles
+            .push((self.hasher.hash_one(line), title.to_string()));
+    }
+
+    /// A later worker's: its lines come after these (their order is the files' order).
+    fn merge(&mut self, later: LineTitles) {
+        let slots: Vec<u32> = later
+            .sessions
+            .into_iter()
+            .map(|key| {
+                let next = self.sessions.len() as u32;
+                let slot = *self.slots.entry(key.clone()).or_insert(next);
+                if slot == next {
+                    self.sessions.push(key);
+                }
+                slot
+            })
+            .collect();
+        for (line, (slot, at)) in later.lines {
+            self.lines
+                .insert(line, (slots[slot as usize], self.read + at));
+        }
+        self.read += later.read;
+        self.titles.extend(later.titles);
+    }
+
+    /// Each session's title: of those naming its lines, the one that names its latest.
+    fn resolve(self) -> HashMap<SessionKey, String> {
+        let mut best: HashMap<u32, (u64, String)> = HashMap::new();
+        for (line, title) in self.titles {
+            let Some(&(slot, at)) = self.lines.get(&line) else {
+                continue;
+            };
+            if best.get(&slot).is_none_or(|(seen, _)| at >= *seen) {
+                best.insert(slot, (at, title));
+            }
+        }
+        best.into_iter()
+            .map(|(slot, (_, title))| (self.sessions[slot as usize].clone(), title))
+            .collect()
     }
 }
 

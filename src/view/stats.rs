@@ -8,7 +8,7 @@
 //! (`success`, `error`, `no result`), duration, answer length in bytes, thinking phases,
 //! tokens in and out, tool calls by status and by tool (the agent's own names; in the totals,
 //! by kind), working directory. `--json` writes one object per run instead, with no totals
-//! (schema in the README).
+//! (schema in docs/GUIDE.md).
 
 use std::collections::BTreeMap;
 
@@ -400,7 +400,7 @@ const FIXED_WIDTH: usize = {
 };
 /// The narrowest terminal the table fits; below it, a few lines a run.
 const TABLE_WIDTH: usize = FIXED_WIDTH + 3 * MIN_TEXT;
-// The README says "from 124 columns".
+// The guide says "from 124 columns".
 const _: () = assert!(TABLE_WIDTH == 124);
 
 /// A row of the table in `width` columns (at least [`TABLE_WIDTH`]): each value fitted to

@@ -8,7 +8,7 @@
 //! a final answer but no streamed text (a `--output-format json` line fed in) prints the
 //! final answer.
 
-use crate::agent::event::{Agent, Event, RunEnd, Wants};
+use crate::agent::event::{Event, RunEnd, RunInfo, Wants};
 use crate::out::Channel;
 use crate::view::thinking::Thinking;
 use crate::view::{Ctx, View, settle_answer};
@@ -52,8 +52,8 @@ impl AnswerWriter {
         }
     }
 
-    pub(crate) fn run_start(&mut self, agent: Agent) {
-        self.paragraphs = agent.separates_messages();
+    pub(crate) fn run_start(&mut self, run: &RunInfo) {
+        self.paragraphs = run.messages_apart || run.agent.separates_messages();
         self.wrote = false;
         self.tail = [0, 0];
         self.separator_due = false;
@@ -138,7 +138,7 @@ impl View for TextView {
     }
 
     fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        self.answer.run_start(ctx.run.agent);
+        self.answer.run_start(&ctx.run);
         Ok(())
     }
 

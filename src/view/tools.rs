@@ -22,6 +22,8 @@
 //! | `duration_ms` | `completed_at_ms - started_at_ms` when both are known, else `null` |
 //! | `agent` | `cursor`, `claude`, `codex`, `gemini`, `qwen` or `opencode` |
 //! | `parent_call_id` | for a sub-agent's call (Claude, Qwen), the id of the call that started the sub-agent; else `null` |
+//! | `file` | the input the call was read from, as named on the command line |
+//! | `kind` | what the call does, whatever the agent calls the tool: `shell`, `read`, `edit`, `write`, `search`, `web`, `task`, `todo`, `mcp` or `other` ([`ToolKind::coarse_name`](crate::agent::event::ToolKind::coarse_name)); the same in a session log and in its stream |
 
 use std::collections::BTreeMap;
 
@@ -232,11 +234,11 @@ fn write_json(call: &Record<'_>, ctx: &Ctx, out: &mut Vec<u8>) {
     }
     let c = call.call;
     // Made at its size (unless escapes lengthen a string), rather than grown, and copied,
-    // as it is written: the names of the fields and the numbers take under 256 bytes.
+    // as it is written: the names of the fields and the numbers take under 288 bytes.
     let raw_len = |v: Option<&RawValue>| v.map_or(0, |v| v.get().len());
     let str_len = |s: Option<&str>| s.map_or(0, str::len);
     out.reserve(
-        256 + raw_len(c.args.as_deref())
+        288 + raw_len(c.args.as_deref())
             + raw_len(call.end.and_then(|e| e.result))
             + str_len(c.id.as_deref())
             + c.tool.len()
@@ -268,6 +270,9 @@ fn write_json(call: &Record<'_>, ctx: &Ctx, out: &mut Vec<u8>) {
     string(out, c.parent.as_deref());
     out.extend_from_slice(b",\"file\":");
     string(out, Some(ctx.diag.source()));
+    // After the keys of 1.0, which keep their places.
+    out.extend_from_slice(b",\"kind\":");
+    string(out, Some(c.kind.coarse_name()));
     out.extend_from_slice(b"}\n");
 }
 

@@ -5,7 +5,7 @@
 //! fewer records or counts them otherwise, the test does not loosen the comparison: it gives
 //! our reader only the records ccusage reads (a copy of the home without them) and puts our
 //! figures in ccusage's terms, so that every remaining difference fails. Each such rule below
-//! is one line of the README's "usage and ccusage" table, where it says which count is the
+//! is one line of the guide's "usage and ccusage" table, where it says which count is the
 //! server's:
 //!
 //! - Codex: ccusage reads no `.jsonl.zst` log and no `token_usage_record` (only `token_count`

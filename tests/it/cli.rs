@@ -644,3 +644,44 @@ fn on_a_terminal_the_answer_ends_its_line_and_colors_follow_no_color() {
         "{no_color:?}"
     );
 }
+
+/// B18: an error found after parsing shows the usage line of the command that was run.
+#[test]
+fn a_bad_value_shows_the_usage_of_its_own_command() {
+    for (args, command) in [
+        (&["usage", "--timezone", "Mars/Olympus"][..], "usage"),
+        (&["stats", "--since", "soon", "x"], "stats"),
+        (&["sessions", "--until", "someday"], "sessions"),
+        (&["get", "--jsonargs", ".", "{"], "get"),
+    ] {
+        let out = cs().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("Usage: cursor-stream {command} ")),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// B21: the help says what the commands do: `usage` and `sessions` with no file read the
+/// logs, not stdin; `usage --since` is read in `--timezone`; `--version` names the prices.
+#[test]
+fn help_and_version_say_what_the_binary_does() {
+    for command in ["usage", "sessions"] {
+        let out = cs().args([command, "--help"]).output().unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(!help.contains("nothing reads stdin"), "{command}: {help}");
+        assert!(
+            help.contains("every agent's session logs are read"),
+            "{command}: {help}"
+        );
+    }
+    let usage = cs().args(["usage", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&usage.stdout).contains("in --timezone"));
+    let stats = cs().args(["stats", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&stats.stdout).contains("nothing reads stdin"));
+    let version = cs().arg("--version").output().unwrap();
+    let version = String::from_utf8_lossy(&version.stdout);
+    assert!(version.contains("prices built in: litellm"), "{version}");
+}

@@ -1,4 +1,4 @@
-//! The README's DuckDB recipes, run as written over the agents' fixtures, their numbers
+//! The guide's DuckDB recipes, run as written over the agents' fixtures, their numbers
 //! checked against what the fixtures are known to hold (their `.expect.json`). Skipped when
 //! the `duckdb` Python package is not installed (a failure under `CI=true`).
 
@@ -19,10 +19,11 @@ fn have_duckdb() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// The queries of the README's `sql` block, each with the comment that names it.
+/// The queries of the guide's `sql` block, each with the comment that names it.
 fn recipes() -> Vec<(String, String)> {
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/GUIDE.md"))
+            .unwrap();
     let section = &readme[readme.find("## Tables for query engines").unwrap()..];
     let start = section.find("```sql\n").unwrap() + "```sql\n".len();
     let block = &section[start..start + section[start..].find("```").unwrap()];
@@ -104,7 +105,7 @@ fn table(dir: &Path, view: &str, logs: &[(PathBuf, Value)], name: &str) -> Vec<V
 }
 
 #[test]
-fn the_readme_recipes_give_the_numbers_the_logs_hold() {
+fn the_guides_recipes_give_the_numbers_the_logs_hold() {
     if !have_duckdb() {
         return prerequisite::missing(
             "the duckdb Python package is not installed (pip install duckdb)",

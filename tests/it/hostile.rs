@@ -1,4 +1,4 @@
-//! Each class of bad input, with the behaviour the README documents for it.
+//! Each class of bad input, with the behaviour the guide documents for it.
 //!
 //! cursor-stream sits at the end of pipes fed by programs that crash, get killed, print
 //! banners and emit shapes nobody documented: it must never panic or hang, must say what

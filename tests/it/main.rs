@@ -14,11 +14,14 @@ mod cli;
 mod conformance;
 mod duckdb;
 mod e2e_run;
+mod history;
+mod homes;
 mod hostile;
 mod jq;
 mod library;
 mod logs;
 mod normalized;
+mod prices;
 mod properties;
 mod reference;
 #[cfg(unix)]

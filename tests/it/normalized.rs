@@ -229,6 +229,38 @@ fn cursor_parallel_calls_start_and_end_with_their_ids_tools_and_statuses() {
 }
 
 #[test]
+fn a_call_says_what_it_does_in_the_words_of_every_tool_record() {
+    // Claude's Grep is a search, as Gemini's `grep_search`, OpenCode's `grep`, a Glob.
+    let objects = objects_of(&fixture("agents/claude/parallel-out-of-order.ndjson"));
+    let kinds: Vec<(&str, &str, &str)> = objects
+        .iter()
+        .filter(|o| o["event"] == "tool_start" || o["event"] == "tool_end")
+        .map(|o| {
+            (
+                o["event"].as_str().unwrap(),
+                o["tool"].as_str().unwrap(),
+                o["kind"].as_str().unwrap(),
+            )
+        })
+        .filter(|(_, tool, _)| *tool == "Grep")
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("tool_start", "Grep", "search"),
+            ("tool_end", "Grep", "search")
+        ]
+    );
+    // Codex's stream and rollout name a command each their way; both are `shell`.
+    let stream = objects_of(&fixture("recorded/codex/0.169.0/tool.stdout"));
+    let start = of_event(&stream, "tool_start")[0];
+    assert_eq!(
+        (&start["tool"], &start["kind"]),
+        (&"command_execution".into(), &"shell".into())
+    );
+}
+
+#[test]
 fn a_denied_call_is_rejected_with_the_agents_word() {
     let objects = objects_of(&fixture("agents/claude/permission-denied.ndjson"));
     let ends = of_event(&objects, "tool_end");

@@ -581,8 +581,14 @@ fn completions_and_man_page_come_from_the_definitions() {
 #[test]
 fn version_help_and_man_page_say_what_is_read() {
     let out = Command::new(BIN).arg("--version").output().unwrap();
+    let version = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        version.starts_with(&format!("cursor-stream {}\n", env!("CARGO_PKG_VERSION"))),
+        "{version}"
+    );
+    let short = Command::new(BIN).arg("-V").output().unwrap();
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(short.stdout).unwrap(),
         format!("cursor-stream {}\n", env!("CARGO_PKG_VERSION"))
     );
     let help = Command::new(BIN).arg("--help").output().unwrap();

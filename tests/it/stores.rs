@@ -163,7 +163,8 @@ fn known(store: &Store, what: &str) -> Option<&'static str> {
         .map(|(_, _, w, _)| *w)
 }
 
-/// Each store gives its run's exit status, final answer and tool calls as its stream.
+/// Each store gives its run's exit status, final answer and tool calls (their statuses and
+/// what they do) as its stream.
 #[test]
 fn every_store_reads_as_the_stream_of_its_run() {
     let mut checked = 0;
@@ -190,22 +191,28 @@ fn every_store_reads_as_the_stream_of_its_run() {
                 "{name}: the final answer"
             );
         }
-        let statuses = |file: &str| -> Vec<String> {
+        // Each call's status and what it does: the agent's own tool name may differ
+        // between its store and its stream (Codex: `exec_command`, `command_execution`),
+        // what the call does may not.
+        let calls = |file: &str| -> Vec<(String, String)> {
             json_lines(&cs(&["tools", "--json", file]).stdout)
                 .iter()
                 .map(|t| {
                     let s = t["status"].as_str().unwrap();
                     // Gemini's stream names a refusal by its error's type.
-                    if s == "policy_violation" {
+                    let status = if s == "policy_violation" {
                         "rejected"
                     } else {
                         s
-                    }
-                    .to_string()
+                    };
+                    let kind = t["kind"]
+                        .as_str()
+                        .unwrap_or_else(|| panic!("{name}: {} without its kind", t["tool"]));
+                    (status.to_string(), kind.to_string())
                 })
                 .collect()
         };
-        let log_tools = statuses(log);
+        let log_calls = calls(log);
         match known(&store, "tools") {
             Some(w) => {
                 let expected: Vec<String> = w["tools ".len()..]
@@ -213,12 +220,13 @@ fn every_store_reads_as_the_stream_of_its_run() {
                     .filter(|s| !s.is_empty())
                     .map(str::to_string)
                     .collect();
-                assert_eq!(log_tools, expected, "{name}: tool calls");
+                let statuses: Vec<String> = log_calls.into_iter().map(|(s, _)| s).collect();
+                assert_eq!(statuses, expected, "{name}: tool calls");
             }
             None => assert_eq!(
-                log_tools,
-                statuses(stream.to_str().unwrap()),
-                "{name}: tool calls"
+                log_calls,
+                calls(stream.to_str().unwrap()),
+                "{name}: tool calls, their statuses and kinds"
             ),
         }
         checked += 1;
@@ -794,6 +802,9 @@ fn a_gemini_chat_document_of_before_0_39_reads_as_its_log() {
     let home = tempfile::tempdir().unwrap();
     let chats = home.path().join(".gemini/tmp/proj/chats");
     std::fs::create_dir_all(&chats).unwrap();
+    // The project's root, as the log's home maps it: the runs' working directory.
+    let projects = store.log.ancestors().nth(4).unwrap().join("projects.json");
+    std::fs::copy(projects, home.path().join(".gemini/projects.json")).unwrap();
     let doc = chats.join("session-2026-01-02T10-00-abcd1234.json");
     std::fs::write(
         &doc,

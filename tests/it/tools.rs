@@ -99,6 +99,7 @@ fn tools_json_schema() {
         "agent",
         "parent_call_id",
         "file",
+        "kind",
     ];
     let mut sorted = keys.clone();
     sorted.sort();
@@ -111,6 +112,8 @@ fn tools_json_schema() {
         "call-7c1d2e3f-0a1b-4c5d-8e9f-0a1b2c3d4e5f-0\nfc_3b2a1908-7766-4554-a332-211000ffeedd_0"
     );
     assert_eq!(rejected["tool"], "shell");
+    assert_eq!(rejected["kind"], "shell");
+    assert_eq!(calls[1]["kind"], "read");
     assert_eq!(rejected["status"], "rejected");
     // The completion has no args: they come from the start.
     assert_eq!(rejected["args"]["command"], "cargo test cart");
@@ -127,6 +130,171 @@ fn tools_json_schema() {
     let path = fixture("partial.ndjson");
     assert_eq!(calls[0]["file"], path.to_str().unwrap());
     assert_eq!(calls[0]["agent"], "cursor");
+    // The keys of 1.0 keep their places: `kind` comes after them.
+    let first = stdout_of(&["tools", "--json"], "partial.ndjson");
+    let first = first.lines().next().unwrap();
+    assert!(
+        first.starts_with("{\"call_id\":") && first.ends_with(",\"kind\":\"shell\"}"),
+        "{first}"
+    );
+}
+
+/// What a call does, in the words of every tool record, whatever the agent calls the tool.
+const KINDS: [&str; 10] = [
+    "shell", "read", "edit", "write", "search", "web", "task", "todo", "mcp", "other",
+];
+
+/// The kind of every call of every agent's fixtures and recordings, by agent and tool.
+fn kinds_of_every_call() -> std::collections::BTreeMap<(String, String), String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut files = Vec::new();
+    let mut dirs = vec![root.join("agents"), root.join("recorded")];
+    while let Some(dir) = dirs.pop() {
+        for path in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
+            if path.is_dir() && !path.to_string_lossy().ends_with(".store") {
+                dirs.push(path);
+            } else if path
+                .extension()
+                .is_some_and(|x| x == "ndjson" || x == "stdout")
+            {
+                files.push(path);
+            }
+        }
+    }
+    let mut kinds = std::collections::BTreeMap::new();
+    for file in files {
+        let out = StdCommand::new(BIN)
+            .args(["-q", "tools", "--json"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        for line in String::from_utf8(out.stdout).unwrap().lines() {
+            let call: Value = serde_json::from_str(line).unwrap();
+            let kind = call["kind"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{}: a call without its kind: {line}", file.display()));
+            let key = (
+                call["agent"].as_str().unwrap().to_string(),
+                call["tool"].as_str().unwrap().to_string(),
+            );
+            let seen = kinds.entry(key).or_insert_with(|| kind.to_string());
+            assert_eq!(seen, kind, "{}: one tool, one kind", file.display());
+        }
+    }
+    kinds
+}
+
+#[test]
+fn every_call_says_what_it_does_in_one_vocabulary() {
+    let kinds = kinds_of_every_call();
+    for ((agent, tool), kind) in &kinds {
+        assert!(KINDS.contains(&kind.as_str()), "{agent} {tool}: {kind}");
+    }
+    let kind = |agent: &str, tool: &str| kinds[&(agent.to_string(), tool.to_string())].as_str();
+    // Each agent's own names, one kind: a command, a search, a file read.
+    for (agent, tool) in [
+        ("claude", "Bash"),
+        ("codex", "command_execution"),
+        ("gemini", "run_shell_command"),
+        ("qwen", "run_shell_command"),
+        ("opencode", "bash"),
+    ] {
+        assert_eq!(kind(agent, tool), "shell", "{agent} {tool}");
+    }
+    for (agent, tool) in [
+        ("claude", "Grep"),
+        ("claude", "Glob"),
+        ("gemini", "grep_search"),
+        ("gemini", "list_directory"),
+        ("qwen", "glob"),
+        ("opencode", "grep"),
+    ] {
+        assert_eq!(kind(agent, tool), "search", "{agent} {tool}");
+    }
+    for (agent, tool) in [
+        ("claude", "Read"),
+        ("gemini", "read_file"),
+        ("cursor", "read"),
+    ] {
+        assert_eq!(kind(agent, tool), "read", "{agent} {tool}");
+    }
+    assert_eq!(kind("codex", "file_change"), "edit");
+    assert_eq!(kind("codex", "web_search"), "web");
+    assert_eq!(kind("codex", "todo_list"), "todo");
+    assert_eq!(kind("codex", "mcp_tool_call"), "mcp");
+    assert_eq!(kind("claude", "mcp__docs__search"), "mcp");
+    assert_eq!(kind("claude", "Agent"), "task");
+    assert_eq!(kind("gemini", "save_memory"), "other");
+}
+
+/// The kind of every call in the session logs of every version in `tests/fixtures/history`,
+/// by agent and tool.
+fn kinds_in_the_history() -> std::collections::BTreeMap<(String, String), String> {
+    let history = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/history");
+    let mut kinds = std::collections::BTreeMap::new();
+    for agent in std::fs::read_dir(&history)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+    {
+        let Ok(shapes) = std::fs::read_dir(&agent) else {
+            continue;
+        };
+        for home in shapes.map(|e| e.unwrap().path().join("home")) {
+            if !home.is_dir() {
+                continue;
+            }
+            let mut cmd = StdCommand::new(BIN);
+            crate::home::in_home(&mut cmd, &home).args(["-q", "tools", "--json", "--from", "all"]);
+            let out = cmd.output().unwrap();
+            for line in String::from_utf8(out.stdout).unwrap().lines() {
+                let call: Value = serde_json::from_str(line).unwrap();
+                let key = (
+                    call["agent"].as_str().unwrap().to_string(),
+                    call["tool"].as_str().unwrap().to_string(),
+                );
+                kinds.insert(key, call["kind"].as_str().unwrap_or("").to_string());
+            }
+        }
+    }
+    kinds
+}
+
+#[test]
+fn the_tools_of_every_version_have_their_kind() {
+    let kinds = kinds_in_the_history();
+    let expected = [
+        // Codex's shell tool since 0.1xx, and its input to a command still running.
+        ("codex", "shell_command", "shell"),
+        ("codex", "write_stdin", "shell"),
+        ("codex", "read_mcp_resource", "mcp"),
+        ("codex", "list_mcp_resources", "mcp"),
+        ("codex", "update_plan", "todo"),
+        // Cursor's transcripts name the model's functions.
+        ("cursor", "ApplyPatch", "edit"),
+        ("cursor", "StrReplace", "edit"),
+        ("cursor", "ReadFile", "read"),
+        ("cursor", "Delete", "edit"),
+        ("cursor", "CallMcpTool", "mcp"),
+        ("cursor", "GetMcpTools", "mcp"),
+        // Claude Code 2.1's task list is its to-do list.
+        ("claude", "TaskCreate", "todo"),
+        ("claude", "TaskUpdate", "todo"),
+        ("claude", "TaskGet", "todo"),
+        ("claude", "LS", "search"),
+        ("gemini", "list_directory", "search"),
+        ("opencode", "todowrite", "todo"),
+    ];
+    for (agent, tool, kind) in expected {
+        let key = (agent.to_string(), tool.to_string());
+        assert_eq!(
+            kinds.get(&key).map(String::as_str),
+            Some(kind),
+            "{agent} {tool}"
+        );
+    }
+    for ((agent, tool), kind) in &kinds {
+        assert!(KINDS.contains(&kind.as_str()), "{agent} {tool}: {kind:?}");
+    }
 }
 
 #[test]

@@ -791,3 +791,353 @@ fn a_run_of_countless_small_events_keeps_memory_bounded() {
         .expect("no peak memory report");
     assert!(peak < 24 * 1024, "{peak} KiB");
 }
+
+/// The session log a recorded run's store holds (`tests/fixtures/recorded/…/<run>.store/`).
+fn store_log(agent: &str, run: &str) -> PathBuf {
+    let recorded = root().join("tests/fixtures/recorded").join(agent);
+    let version = std::fs::read_dir(&recorded)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut dirs = vec![version.join(format!("{run}.store"))];
+    while let Some(dir) = dirs.pop() {
+        for path in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
+            let name = path.file_name().unwrap().to_str().unwrap();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if name == "opencode.db"
+                || (name.ends_with(".jsonl") && name != "usage_record.jsonl")
+            {
+                return path;
+            }
+        }
+    }
+    panic!("no session log for {agent} {run}")
+}
+
+/// A recorded run's stream, beside its store.
+fn stream_of(agent: &str, run: &str) -> PathBuf {
+    let log = store_log(agent, run);
+    let store = log
+        .ancestors()
+        .find(|p| p.to_string_lossy().ends_with(".store"))
+        .unwrap();
+    store.with_file_name(format!("{run}.stdout"))
+}
+
+#[test]
+fn a_call_says_what_it_does_alike_in_a_store_and_its_stream() {
+    // Codex names one command `exec_command` in its rollout, `command_execution` in its
+    // stream: each keeps its name, both read as a shell command.
+    for (input, tool) in [
+        (store_log("codex", "tool"), "exec_command"),
+        (stream_of("codex", "tool"), "command_execution"),
+    ] {
+        let (_, md, _) = cursor_stream(&["transcript"], std::slice::from_ref(&input));
+        assert!(
+            md.contains(&format!("✅ <b>{tool}</b> (shell) <code>")),
+            "{md}"
+        );
+        let (_, page, _) = cursor_stream(&["transcript", "--html"], &[input]);
+        assert!(
+            page.contains(&format!("data-tool=\"{tool}\" data-kind=\"shell\"")),
+            "{page}"
+        );
+        assert!(page.contains(&format!(
+            "<b class=\"tool\">{tool}</b> <span class=\"kind\">shell</span>"
+        )));
+    }
+    // A name that says it already is not repeated.
+    let (_, md, _) = cursor_stream(&["transcript"], &[root().join("examples/session.ndjson")]);
+    assert!(
+        md.contains("<b>shell</b> <code>") && !md.contains("(shell)"),
+        "{md}"
+    );
+}
+
+/// The sections of a transcript, one per run, each from its heading on.
+fn sections(doc: &str, html: bool) -> Vec<&str> {
+    let heading = if html {
+        "<section class=\"run\""
+    } else {
+        "\n## "
+    };
+    doc.split(heading)
+        .skip(1)
+        .filter(|s| html || !s.ends_with(" runs\n") && s.contains(" Run "))
+        .collect()
+}
+
+#[test]
+fn every_session_log_opens_each_run_with_its_prompt() {
+    // Each recorded prompt reads `<text> SCEN_<NAME> RUN=<agent>-<run> WORKDIR=<dir>`.
+    for agent in ["claude", "codex", "gemini", "qwen", "opencode"] {
+        for (run, prompts) in [
+            ("tool", &["tool"][..]),
+            ("resume.2", &["resume.1", "resume.2"]),
+        ] {
+            let log = store_log(agent, run);
+            for html in [false, true] {
+                let args: &[&str] = if html {
+                    &["transcript", "--html"]
+                } else {
+                    &["transcript"]
+                };
+                let (_, doc, _) = cursor_stream(args, std::slice::from_ref(&log));
+                let doc = format!("\n{doc}");
+                let runs = sections(&doc, html);
+                assert_eq!(runs.len(), prompts.len(), "{agent} {run}: {doc}");
+                for (section, prompt) in runs.iter().zip(prompts) {
+                    let words = format!("RUN={agent}-{prompt} WORKDIR=");
+                    let at = section.find(&words).unwrap_or_else(|| {
+                        panic!("{agent} {run} (html: {html}): no prompt {words} in {section}")
+                    });
+                    // Before what the agent did: its answer, its calls.
+                    for then in [
+                        "Hello from",
+                        "Resuming with",
+                        "I will run",
+                        "<details",
+                        "<li",
+                    ] {
+                        if let Some(later) = section.find(then) {
+                            assert!(at < later, "{agent} {run}: the prompt after {then}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The Markdown and the page of the sessions of a fake HOME (`tests/fixtures/history`).
+fn transcripts_of_home(shape: &str) -> (String, String) {
+    let home = root()
+        .join("tests/fixtures/history")
+        .join(shape)
+        .join("home");
+    let run = |html: bool| {
+        let mut cmd = Command::new(BIN);
+        crate::home::in_home(&mut cmd, &home).args(["-q", "transcript", "--full", "--from", "all"]);
+        if html {
+            cmd.arg("--html");
+        }
+        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+    };
+    (run(false), run(true))
+}
+
+#[test]
+fn a_prompt_is_the_users_words_without_what_the_agent_wrapped_them_in() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        // A slash command, as the user typed it.
+        (
+            "claude/1.0.108-inline-sidechain",
+            "/orchestrator @CLAUDE.md を最新の状態にアップデートしてください",
+            &["command-message", "command-name", "is running…"],
+        ),
+        // The file the IDE had open is not what the user said.
+        (
+            "claude/2.0.74-queue-operation",
+            "create me a .github/CODEOWNERS",
+            &["ide_opened_file", "The user opened the file"],
+        ),
+        // A command run in Claude Code's bash mode is the user's, not a prompt: the run
+        // opens with the request that followed it.
+        (
+            "claude/1.0.51-hook-system-lines",
+            "please fix these",
+            &["bash-input", "bash-stdout"],
+        ),
+        // Codex's IDE extension puts its context before the request.
+        (
+            "codex/0.40-vscode-aborted",
+            "Why do we need stats for the team?",
+            &[
+                "Context from my IDE setup",
+                "My request for Codex",
+                "Open tabs",
+            ],
+        ),
+        // Cursor's transcripts wrap the query and its time.
+        (
+            "cursor/2026.04-nested-jsonl",
+            "GREETINGS, AGENT -- ARISE",
+            &["user_query", "<timestamp>"],
+        ),
+    ];
+    for (shape, words, wrappers) in cases {
+        let (md, page) = transcripts_of_home(shape);
+        assert!(md.contains("Prompt"), "{shape}: no prompt in {md}");
+        for (what, doc) in [("markdown", &md), ("page", &page)] {
+            assert!(doc.contains(words), "{shape} {what}: no {words:?} in {doc}");
+            for wrapper in *wrappers {
+                assert!(
+                    !doc.contains(wrapper),
+                    "{shape} {what}: {wrapper:?} in {doc}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_long_prompt_is_folded_and_a_short_one_is_not() {
+    // "Implement the following plan:" and the whole plan: folded, its first line the title.
+    let (md, page) = transcripts_of_home("claude/2.1.41-agent-progress");
+    let long = "<details><summary>💬 <b>Prompt</b> · Implement the following plan:";
+    assert!(md.contains(long), "{md}");
+    assert!(
+        page.contains(
+            "<details class=\"prompt\"><summary><b>Prompt</b> · Implement the following plan:"
+        ),
+        "{page}"
+    );
+    // The short ones after it are quoted whole.
+    assert!(
+        md.contains("**💬 Prompt**\n\n> no dont implement the plan, write the plan we discussed to IMPLEMENTATION_PLAN.md\n"),
+        "{md}"
+    );
+    assert!(page.contains("<blockquote class=\"prompt\">"), "{page}");
+}
+
+#[test]
+fn a_hostile_prompt_stays_text() {
+    // A recorded Claude log whose prompt is the hostile fixture's payloads.
+    let hostile = std::fs::read_to_string(hostile()).unwrap();
+    let thinking: serde_json::Value = serde_json::from_str(
+        hostile
+            .lines()
+            .find(|l| l.contains("\"thinking\""))
+            .unwrap(),
+    )
+    .unwrap();
+    let payload = thinking["text"].as_str().unwrap();
+    let log = std::fs::read_to_string(store_log("claude", "plain")).unwrap();
+    let prompt =
+        "Say hello. SCEN_PLAIN RUN=claude-plain WORKDIR=/tmp/cs-e2e/pinned/claude/plain/proj";
+    let json_prompt = serde_json::to_string(prompt).unwrap();
+    let json_payload = serde_json::to_string(payload).unwrap();
+    let log = log.replace(&json_prompt, &json_payload);
+    assert!(log.contains("data-pwned"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir
+        .path()
+        .join("73ff66c6-0a22-4cf9-9ad4-f52200ae212f.jsonl");
+    std::fs::write(&file, log).unwrap();
+
+    let (_, md, _) = cursor_stream(&["transcript"], std::slice::from_ref(&file));
+    no_terminal_controls("markdown", &md);
+    let rendered = render_markdown(&md);
+    let found: Vec<String> = dangers(&rendered, 0, 0)
+        .into_iter()
+        .filter(|d| d != "<img src=\"https://evil.example/pixel.png\" alt=\"tracker\" />")
+        .collect();
+    assert!(found.is_empty(), "rendered Markdown has {found:#?}");
+    let (_, page, _) = cursor_stream(&["transcript", "--html"], &[file]);
+    no_terminal_controls("page", &page);
+    let found = dangers(&page, 1, 1);
+    assert!(found.is_empty(), "the page has {found:#?}");
+    for text in PAYLOAD_TEXTS {
+        assert!(md.contains(text), "{text} missing from the Markdown");
+        assert!(page.contains(text), "{text} missing from the page");
+    }
+}
+
+#[test]
+fn a_prompt_leaves_out_the_files_its_at_mentions_added() {
+    // Qwen Code 0.14's words and the files they name, in a log Qwen Code 0.24 wrote (the
+    // older log is read as Qwen's elsewhere, issue 36 item 1): as Gemini CLI, it adds the
+    // files after the words.
+    let old = root().join("tests/fixtures/history/qwen/0.14-jsonl-windows/home");
+    let old = crate::home::files_under(&old)
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .unwrap();
+    let old = std::fs::read_to_string(old).unwrap();
+    let with_files: serde_json::Value = serde_json::from_str(
+        old.lines()
+            .find(|l| l.contains("Content from referenced files"))
+            .unwrap(),
+    )
+    .unwrap();
+    let parts = serde_json::to_string(&with_files["message"]["parts"]).unwrap();
+    let log = store_log("qwen", "plain");
+    let recorded = std::fs::read_to_string(&log).unwrap();
+    let words = r#"[{"text":"Say hello. SCEN_PLAIN RUN=qwen-plain WORKDIR=/tmp/cs-e2e/pinned/qwen/plain/proj"}]"#;
+    assert!(recorded.contains(words));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(log.file_name().unwrap());
+    std::fs::write(&file, recorded.replace(words, &parts)).unwrap();
+    for args in [&["transcript"][..], &["transcript", "--html"]] {
+        let (_, doc, _) = cursor_stream(args, std::slice::from_ref(&file));
+        assert!(
+            doc.contains("cái này có dùng dc agent skill ko ??"),
+            "{doc}"
+        );
+        for added in ["Content from referenced files", "Showing up"] {
+            assert!(!doc.contains(added), "{added:?} in {doc}");
+        }
+    }
+}
+
+#[test]
+fn a_stream_that_says_its_prompt_opens_its_run_with_it() {
+    // Claude Code with `--replay-user-messages` echoes the prompt after its init, marked
+    // `isReplay`; the other user lines of its stream (tool results, a local command's
+    // output) are not the prompt.
+    let recorded = std::fs::read_to_string(stream_of("claude", "tool")).unwrap();
+    let (init, rest) = recorded.split_once('\n').unwrap();
+    let replay = r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"<ide_opened_file>The user opened the file a.rs in the IDE.</ide_opened_file>"},{"type":"text","text":"Run echo hi, replayed."}]},"parent_tool_use_id":null,"session_id":"715f7aac-5a00-4e0b-8f37-be03d9c6249e","uuid":"u-1","isReplay":true}"#;
+    let local = r#"{"type":"user","message":{"role":"user","content":"<local-command-stdout>Set model to haiku</local-command-stdout>"},"parent_tool_use_id":null,"session_id":"715f7aac-5a00-4e0b-8f37-be03d9c6249e","uuid":"u-0","isReplay":true}"#;
+    let dir = tempfile::tempdir().unwrap();
+    let claude = dir.path().join("claude.ndjson");
+    std::fs::write(&claude, format!("{init}\n{local}\n{replay}\n{rest}")).unwrap();
+    let cases = [
+        // Cursor's stream echoes it on its second line.
+        (
+            root().join("examples/session.ndjson"),
+            "Add a --shout flag to the greeter and run the tests.",
+        ),
+        // Gemini CLI's, as a user message.
+        (
+            stream_of("gemini", "tool"),
+            "Run echo hi. SCEN_TOOL RUN=gemini-tool WORKDIR=",
+        ),
+        // Codex's before 0.44, on a line of its own.
+        (
+            root().join("tests/fixtures/agents/codex/legacy.ndjson"),
+            "Run the tests and tell me why the failing one fails.",
+        ),
+        (claude, "Run echo hi, replayed."),
+    ];
+    for (input, words) in cases {
+        for html in [false, true] {
+            let args: &[&str] = if html {
+                &["transcript", "--html"]
+            } else {
+                &["transcript"]
+            };
+            let (_, doc, _) = cursor_stream(args, std::slice::from_ref(&input));
+            let doc = format!("\n{doc}");
+            let runs = sections(&doc, html);
+            let at = runs[0].find(words).unwrap_or_else(|| {
+                panic!(
+                    "{} (html: {html}): no prompt {words:?} in {doc}",
+                    input.display()
+                )
+            });
+            assert!(runs[0][..at].contains("Prompt"), "{doc}");
+            for then in ["<details", "<li"] {
+                if let Some(later) = runs[0].find(then) {
+                    assert!(at < later, "{}: the prompt after {then}", input.display());
+                }
+            }
+            for wrapped in ["ide_opened_file", "Set model to haiku"] {
+                assert!(!doc.contains(wrapped), "{wrapped} in {doc}");
+            }
+        }
+    }
+}

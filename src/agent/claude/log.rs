@@ -44,6 +44,8 @@ pub(crate) struct ClaudeLog {
     /// The messages' reading, shared with the stream's dialect.
     inner: Claude,
     state: State,
+    /// What the file says of its session, whatever run is open.
+    file: FileFacts,
     /// The main agent's message ids in this log (hashed), whose sub-agent copies are not
     /// counted again.
     messages: HashSet<u64>,
@@ -55,10 +57,66 @@ impl Default for ClaudeLog {
         ClaudeLog {
             inner: Claude::new(Agent::Claude),
             state: State::default(),
+            file: FileFacts::default(),
             messages: HashSet::new(),
             hasher: RandomState::new(),
         }
     }
+}
+
+/// What a log file says of its session: a session is its file (its lines may carry
+/// another session's id: the first prompt after "clear context", a compaction's
+/// summary, a resumed session's copied prompt).
+#[derive(Default)]
+struct FileFacts {
+    /// The session id the file's name gives (`<uuid>.jsonl`, a sub-agent's
+    /// `agent-<id>.jsonl`); else the lines' own.
+    session: Option<String>,
+    /// The file's name, as given.
+    name: String,
+    /// The `sessionId` and `cwd` of the first message that has each, and the time of
+    /// the last record read.
+    first_session: Option<String>,
+    first_cwd: Option<String>,
+    last_ms: Option<u64>,
+    /// A run was opened in this file.
+    runs: bool,
+}
+
+impl FileFacts {
+    fn seen(&mut self, msg: &wire::Message<'_>, at_ms: Option<u64>) {
+        if self.first_session.is_none() {
+            self.first_session = msg.session_id.as_deref().map(str::to_owned);
+        }
+        if self.first_cwd.is_none() {
+            self.first_cwd = msg.cwd.as_deref().map(str::to_owned);
+        }
+        self.last_ms = self.last_ms.max(at_ms);
+    }
+
+    /// The session a run read from `msg` is of.
+    fn session_of(&self, msg: &wire::Message<'_>) -> Option<String> {
+        self.session
+            .clone()
+            .or_else(|| msg.session_id.as_deref().map(str::to_owned))
+    }
+}
+
+/// The session id a log's file name gives: Claude Code names each session's log by its
+/// id, and a sub-agent's by its own (`agent-<id>.jsonl`); a file named otherwise (a copy
+/// renamed, stdin) gives none.
+pub(super) fn session_of_file(name: &str) -> Option<String> {
+    let file = std::path::Path::new(name).file_name()?.to_str()?;
+    let stem = file.strip_suffix(".jsonl")?;
+    let is_uuid = stem.len() == 36
+        && stem.bytes().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        });
+    let is_agent = stem
+        .strip_prefix("agent-")
+        .is_some_and(super::store::is_agent_id);
+    (is_uuid || is_agent).then(|| stem.to_string())
 }
 
 /// What the log says so far of the open run.
@@ -78,6 +136,11 @@ struct State {
     tasks: Vec<String>,
     /// The sub-agents whose result came, by agent id, with the call that started each.
     agents: Vec<(String, String)>,
+    /// The tool calls the run made (a result whose call is not in the log, cut before
+    /// it, is no call of the run's).
+    calls: HashSet<String>,
+    /// The model the run's last answer named.
+    model: Option<String>,
     /// A slash command, waiting to see whether the model answers it.
     command: Option<RunInfo>,
 }
@@ -132,13 +195,19 @@ impl Dialect for ClaudeLog {
             NameId::USER | NameId::ASSISTANT => self.message_line(line, head.name, sink),
             NameId::SYSTEM => self.system(line, head, sink),
             NameId::SUMMARY | NameId::AI_TITLE | NameId::CUSTOM_TITLE => {
-                if let Some(title) = wire::read_title(line.bytes) {
-                    sink.title(None, &title);
-                }
+                title(line, head.name, sink);
                 Ok(())
             }
             _ => Ok(()),
         }
+    }
+
+    fn input_named(&mut self, name: &str) {
+        self.file = FileFacts {
+            session: session_of_file(name),
+            name: name.to_owned(),
+            ..FileFacts::default()
+        };
     }
 
     fn reset(&mut self) {
@@ -153,12 +222,37 @@ impl Dialect for ClaudeLog {
     fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
         self.end_run(sink)?;
         self.reset();
+        if !std::mem::replace(&mut self.file.runs, true) {
+            self.empty_session(sink);
+        }
         Ok(())
     }
 
     fn start_afresh(&mut self) {
         self.state.sidechain_file = None;
         self.messages.clear();
+        self.file = FileFacts {
+            session: self.file.session.take(),
+            name: std::mem::take(&mut self.file.name),
+            ..FileFacts::default()
+        };
+    }
+}
+
+/// A title record: a `summary` titles the session that holds the line it names
+/// (wherever that is; one that names none titles no session), the others the session
+/// being read. Read for a view that shows titles only.
+fn title<S: Sink>(line: &RawLine<'_>, name: NameId, sink: &mut S) {
+    if !sink.wants().has(Wants::TITLES) {
+        return;
+    }
+    let Some(title) = wire::read_title(line.bytes) else {
+        return;
+    };
+    match (name, title.leaf) {
+        (NameId::SUMMARY, Some(leaf)) => sink.title_of_line(&leaf, &title.text),
+        (NameId::SUMMARY, None) => {}
+        _ => sink.title(None, &title.text),
     }
 }
 
@@ -169,34 +263,62 @@ impl ClaudeLog {
         name: NameId,
         sink: &mut S,
     ) -> anyhow::Result<()> {
+        if name == NameId::USER && self.results_unread(line.bytes, sink) {
+            // All they tell is that the model's turn goes on.
+            self.state.last = Last::Waiting;
+            if sink.wants().has(Wants::TITLES)
+                && let Some(id) = crate::agent::store::uuid_of(line.bytes)
+            {
+                sink.line_id(id);
+            }
+            return Ok(());
+        }
         let what = if name == NameId::ASSISTANT {
             unreadable!("assistant")
         } else {
             unreadable!("user")
         };
-        if name == NameId::USER
-            && self.state.sidechain_file == Some(false)
-            && !sink.wants().has(Wants::TOOLS)
-            && sink.run_open()
-            && self.state.command.is_none()
-            && wire::main_tool_results(line.bytes)
-        {
-            // Tool results of the main agent, for a view that shows no tools: all they
-            // tell is that the model's turn goes on. Found without a parse (their content,
-            // often most of the log, would be read twice over).
-            self.state.last = Last::Waiting;
-            return Ok(());
-        }
         let mut msg = match wire::read_message(line.bytes) {
             Ok(msg) => msg,
             Err(e) => return sink.unreadable(what, line.bytes, &e),
         };
         let at_ms = msg.timestamp.as_deref().and_then(rfc3339_ms);
+        self.file.seen(&msg, at_ms);
+        let nested = self.nest(&mut msg);
+        let read_on = match name {
+            NameId::USER if !nested => self.user_message(&msg, at_ms, sink)?,
+            NameId::ASSISTANT if !nested => self.main_answer(&msg, at_ms, sink)?,
+            _ => true,
+        };
+        if read_on {
+            self.blocks(&msg, what, line, name, nested, sink)?;
+        }
+        if !nested
+            && sink.run_open()
+            && sink.wants().has(Wants::TITLES)
+            && let Some(id) = msg.uuid.as_deref()
+        {
+            sink.line_id(id);
+        }
+        Ok(())
+    }
+
+    /// Tool results of the main agent, for a view that shows no tools, told without a
+    /// parse (their content, often most of the log, would be read twice over).
+    fn results_unread<S: Sink>(&self, line: &[u8], sink: &S) -> bool {
+        self.state.sidechain_file == Some(false)
+            && !sink.wants().has(Wants::TOOLS)
+            && sink.run_open()
+            && self.state.command.is_none()
+            && wire::main_tool_results(line)
+    }
+
+    /// Whether the message is a sub-agent's inside its parent's log (inline before 2.1;
+    /// spliced in from `subagents/` by the store after): then it belongs to the call that
+    /// started the sub-agent, told by the agent id its result named, else the open task's.
+    fn nest(&mut self, msg: &mut wire::Message<'_>) -> bool {
         let sidechain = msg.is_sidechain.0 == Some(true);
         let sidechain_file = *self.state.sidechain_file.get_or_insert(sidechain);
-        // A sub-agent's messages inside its parent's log (inline before 2.1; spliced in
-        // from `subagents/` by `stores::open` after): the call that started it, told by
-        // the agent id its result named, else the open task's.
         let nested = sidechain && !sidechain_file;
         if nested {
             let by_agent = msg.agent_id.as_deref().and_then(|a| {
@@ -209,49 +331,92 @@ impl ClaudeLog {
             let task = by_agent.or_else(|| self.state.tasks.last().cloned());
             msg.parent_tool_use_id.0 = Some(Cow::Owned(task.unwrap_or_default()));
         }
-        if name == NameId::USER && !nested {
-            match said_by_user(&msg) {
-                Said::Prompt(prompt) => return self.prompt(&msg, prompt, at_ms, false, sink),
-                Said::Command(prompt) => return self.prompt(&msg, prompt, at_ms, true, sink),
-                Said::CommandOutput => {
-                    self.state.command = None;
-                    return Ok(());
-                }
-                Said::Interrupted => {
-                    self.open_command(sink)?;
-                    self.state.last = Last::Interrupted;
-                    self.seen(at_ms);
-                    return Ok(());
-                }
-                Said::Meta => {
-                    // A command's expansion: the model is asked, the command is a run.
-                    return self.open_command(sink);
-                }
-                Said::ToolResults => {}
+        nested
+    }
+
+    /// A main-agent `user` message: a prompt, a command or what it printed, an
+    /// interruption, a command's expansion; `true` when it holds tool results, read on.
+    fn user_message<S: Sink>(
+        &mut self,
+        msg: &wire::Message<'_>,
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<bool> {
+        match said_by_user(msg) {
+            Said::Prompt(prompt) => self.prompt(msg, prompt, at_ms, false, sink)?,
+            Said::Command(prompt) => self.prompt(msg, prompt, at_ms, true, sink)?,
+            Said::CommandOutput => self.state.command = None,
+            Said::Interrupted => {
+                self.open_command(sink)?;
+                self.state.last = Last::Interrupted;
+                self.seen(at_ms);
             }
+            // A command's expansion: the model is asked, the command is a run.
+            Said::Meta => self.open_command(sink)?,
+            Said::ToolResults => return Ok(true),
+        }
+        Ok(false)
+    }
+
+    /// A main-agent answer: the model's (its model noted), or the CLI's own (`<synthetic>`:
+    /// a failed call's error, or a 'No response requested.' that answers nothing);
+    /// `true` when its blocks are read on.
+    fn main_answer<S: Sink>(
+        &mut self,
+        msg: &wire::Message<'_>,
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<bool> {
+        let synthetic = msg.model.as_deref() == Some("<synthetic>");
+        if msg.is_api_error.0 == Some(true) {
+            // No run of a slash command: only the model's answer makes one.
+            self.state.command = None;
+            self.ensure_open(msg, at_ms, sink)?;
+            self.seen(at_ms);
+            let text = msg.content.and_then(wire::first_text).unwrap_or_default();
+            self.state.last = Last::ApiError(text);
+            return Ok(false);
+        }
+        if synthetic {
+            return Ok(false);
         }
         self.open_command(sink)?;
-        if !sink.run_open() {
-            // A log cut at the front: its first run's prompt is gone.
-            sink.ensure_run(Agent::Claude)?;
+        self.ensure_open(msg, at_ms, sink)?;
+        if let Some(model) = msg.model.as_deref() {
+            self.model(model, sink);
         }
-        // A run's last activity is its prompt's time, or its last model message's: a
-        // tool result's is not looked at (its line is read without a parse where it can).
+        Ok(true)
+    }
+
+    /// The model of the run's answers: the last one named (after a fallback or a
+    /// `/model` switch inside a run, the later one).
+    fn model<S: Sink>(&mut self, model: &str, sink: &mut S) {
+        match self.state.model.as_deref() {
+            Some(known) if known == model => return,
+            Some(_) => sink.model_changed(model),
+            None => sink.model_seen(model),
+        }
+        self.state.model = Some(model.to_owned());
+    }
+
+    /// A message's content blocks: text, tools, usage.
+    fn blocks<S: Sink>(
+        &mut self,
+        msg: &wire::Message<'_>,
+        what: Unreadable,
+        line: &RawLine<'_>,
+        name: NameId,
+        nested: bool,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        self.open_command(sink)?;
+        let at_ms = msg.timestamp.as_deref().and_then(rfc3339_ms);
+        self.ensure_open(msg, at_ms, sink)?;
         if name == NameId::ASSISTANT {
+            // A run's last activity is its prompt's time, or its last model message's: a
+            // tool result's is not looked at (it is read without a parse where it can).
             self.seen(at_ms);
-        }
-        if name == NameId::ASSISTANT && !nested {
-            if let Some(model) = msg.model.as_deref().filter(|m| *m != "<synthetic>") {
-                sink.model_seen(model);
-            }
-            if msg.is_api_error.0 == Some(true) {
-                let text = msg.content.and_then(wire::first_text).unwrap_or_default();
-                self.state.last = Last::ApiError(text);
-                return Ok(());
-            }
-        }
-        if name == NameId::ASSISTANT {
-            self.count_usage(&msg, nested, line.bytes, sink)?;
+            self.count_usage(msg, nested, line.bytes, sink)?;
         }
         let wants = sink.wants();
         if name == NameId::USER && !nested && !wants.has(Wants::TOOLS) {
@@ -267,7 +432,57 @@ impl ClaudeLog {
             nested,
             result_of_agent,
         };
-        self.inner.message(&msg, what, line, name, &mut tap)
+        self.inner.message(msg, what, line, name, &mut tap)
+    }
+
+    /// A run is open: the prompt's, or, in a log cut at the front (its first run's prompt
+    /// gone, a compaction's continuation, a sub-agent's own log), one of its own.
+    fn ensure_open<S: Sink>(
+        &mut self,
+        msg: &wire::Message<'_>,
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        if sink.run_open() {
+            return Ok(());
+        }
+        self.file.runs = true;
+        self.state.last_ms = at_ms;
+        sink.start_run(RunInfo {
+            session_id: self.file.session_of(msg),
+            cwd: msg.cwd.as_deref().map(str::to_owned),
+            started_ms: at_ms,
+            ..RunInfo::new(Agent::Claude)
+        })
+    }
+
+    /// A log that holds no run (only titles for other sessions, a local command, a copy
+    /// of the session it resumed and nothing more): its session all the same. Where no
+    /// message was read (a copy's lines are left to the log it copies), the file's first
+    /// and last records say where and when.
+    fn empty_session<S: Sink>(&mut self, sink: &mut S) {
+        let file = &self.file;
+        let Some(session) = file.session.clone().or_else(|| file.first_session.clone()) else {
+            return;
+        };
+        let path = std::path::Path::new(&file.name);
+        let unread = file.last_ms.is_none() && path.is_file();
+        let cwd = match &file.first_cwd {
+            None if unread => crate::agent::store::cwd_in_head(path),
+            cwd => cwd.clone(),
+        };
+        let last_ms = match file.last_ms {
+            None if unread => {
+                crate::agent::store::last_record_ms(path).and_then(|ms| u64::try_from(ms).ok())
+            }
+            ms => ms,
+        };
+        let info = RunInfo {
+            session_id: Some(session),
+            cwd,
+            ..RunInfo::new(Agent::Claude)
+        };
+        sink.empty_session(&info, last_ms);
     }
 
     /// A prompt: the open run ends, the prompt's starts (a slash command's when the
@@ -283,9 +498,9 @@ impl ClaudeLog {
         self.end_run(sink)?;
         self.reset();
         let info = RunInfo {
-            session_id: msg.session_id.as_deref().map(str::to_owned),
+            session_id: self.file.session_of(msg),
             cwd: msg.cwd.as_deref().map(str::to_owned),
-            prompt: Some(prompt),
+            prompt: wire::users_words(&prompt),
             started_ms: at_ms,
             ..RunInfo::new(Agent::Claude)
         };
@@ -295,6 +510,7 @@ impl ClaudeLog {
             return Ok(());
         }
         self.state.last = Last::Waiting;
+        self.file.runs = true;
         sink.start_run(info)
     }
 
@@ -303,6 +519,7 @@ impl ClaudeLog {
         match self.state.command.take() {
             Some(info) => {
                 self.state.last = Last::Waiting;
+                self.file.runs = true;
                 sink.start_run(info)
             }
             None => Ok(()),
@@ -469,7 +686,8 @@ enum Said {
     Prompt(String),
     /// A slash command (`<command-name>/x</command-name>…`): a run if the model answers.
     Command(String),
-    /// A local command's output or caveat: no run.
+    /// A local command's output or caveat, a bash-mode command (`!cmd`) or its output:
+    /// no run.
     CommandOutput,
     /// `[Request interrupted by user…]`.
     Interrupted,
@@ -489,7 +707,15 @@ fn said_by_user(msg: &wire::Message<'_>) -> Said {
     let start = text.trim_start();
     if start.starts_with("[Request interrupted by user") {
         Said::Interrupted
-    } else if start.starts_with("<local-command-") {
+    } else if [
+        "<local-command-",
+        "<bash-input>",
+        "<bash-stdout>",
+        "<bash-stderr>",
+    ]
+    .iter()
+    .any(|tag| start.starts_with(tag))
+    {
         Said::CommandOutput
     } else if start.starts_with("<command-name>") || start.starts_with("<command-message>") {
         Said::Command(text)
@@ -537,10 +763,19 @@ impl<S: Sink> Sink for Tap<'_, S> {
         self.sink.model_seen(model)
     }
 
+    fn prompt_seen(&mut self, prompt: &str) {
+        self.sink.prompt_seen(prompt)
+    }
+
+    fn model_changed(&mut self, model: &str) {
+        self.sink.model_changed(model)
+    }
+
     fn event(&mut self, ev: Event<'_>) -> anyhow::Result<()> {
         match ev {
             Event::Text(text) if !self.nested => {
-                if !text.is_empty() {
+                // A block of blank text (Opus 4.6 opens answers with "\n\n") is no answer.
+                if !text.trim_ascii().is_empty() {
                     self.state.last = Last::Text;
                 }
                 if self.wants.intersects(Wants::FINAL | Wants::TEXT) {
@@ -562,6 +797,9 @@ impl<S: Sink> Sink for Tap<'_, S> {
     }
 
     fn tool_started(&mut self, call: ToolCall<'_>) -> anyhow::Result<()> {
+        if let Some(id) = call.id.as_deref() {
+            self.state.calls.insert(id.to_owned());
+        }
         if !self.nested {
             self.state.last = Last::Tool;
             if call.kind == ToolKind::Task
@@ -586,7 +824,13 @@ impl<S: Sink> Sink for Tap<'_, S> {
                 }
             }
         }
-        if self.wants.has(Wants::TOOLS) {
+        // A result whose call is not in the log (cut before it) is no call of the run's.
+        let called = end
+            .call
+            .id
+            .as_deref()
+            .is_none_or(|id| self.state.calls.contains(id));
+        if called && self.wants.has(Wants::TOOLS) {
             self.sink.tool_ended(end)?;
         }
         Ok(())

@@ -5,7 +5,7 @@
 //!
 //! | normalized | from |
 //! |---|---|
-//! | run start | `system/init` (hook events may come before it); Qwen when the init has `qwen_code_version` |
+//! | run start | `system/init` (hook events may come before it); Qwen when the init has `qwen_code_version`; its prompt from the `user` line `--replay-user-messages` echoes (`isReplay`) |
 //! | text | `stream_event` `text_delta`s when the stream has them, and `assistant` text blocks for what they did not give; only events with `parent_tool_use_id: null` (a sub-agent's text is not the answer) |
 //! | segments | a new message (`message_start`, or an `assistant` event with another `message.id`), a `tool_use` block |
 //! | thinking | `thinking_delta`s, `thinking` blocks |
@@ -20,7 +20,11 @@
 //! nothing, and memory does not grow with the answer.
 
 pub(crate) mod log;
+mod spec;
+pub(crate) mod store;
 mod wire;
+
+pub(crate) use spec::{Reader, SPEC};
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -30,8 +34,8 @@ use serde_json::value::RawValue;
 
 use super::digest::Digest;
 use super::event::{
-    Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolCall,
-    ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
+    Agent, AnswerCheck, Billed, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass,
+    ToolCall, ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
 };
 use super::tools;
 use super::{Class, Dialect, RawLine, Sink, mentions};
@@ -60,6 +64,11 @@ pub(crate) struct Claude {
 }
 
 impl Dialect for Claude {
+    /// Reads every run as `self.agent`'s (`--agent`).
+    fn fix_agent(&mut self) {
+        self.fixed = true;
+    }
+
     fn agent(&self) -> Agent {
         self.agent
     }
@@ -68,7 +77,8 @@ impl Dialect for Claude {
         match name {
             NameId::SYSTEM | NameId::RESULT => Class::lifecycle(Wants::NOTICES),
             NameId::ASSISTANT => Class::content(Wants::TEXT | Wants::THINKING | Wants::TOOLS),
-            NameId::USER => Class::content(Wants::TOOLS),
+            // With `--replay-user-messages`, a user line also echoes the prompt.
+            NameId::USER => Class::content(Wants::TOOLS | Wants::PROMPT),
             NameId::STREAM_EVENT => Class::content(Wants::TEXT | Wants::THINKING),
             NameId::RATE_LIMIT_EVENT => Class::noise(Wants::NOTICES),
             NameId::CONTROL_REQUEST | NameId::CONTROL_RESPONSE => Class::noise(Wants::NONE),
@@ -108,6 +118,15 @@ impl Dialect for Claude {
 
     fn lint(&self, head: &Head, line: &[u8]) -> Option<String> {
         super::missing_session_id(head, line)
+    }
+
+    /// The `SessionStart` hooks' lines, which Claude Code writes before the `init` of the
+    /// run they start.
+    fn before_run(&self, head: &Head, line: &[u8]) -> bool {
+        head.name == NameId::SYSTEM
+            && head.subtype(line).is_some_and(|s| s.starts_with("hook_"))
+            && crate::input::json::top_level_value(line, "hook_event")
+                == Some(&b"\"SessionStart\""[..])
     }
 
     fn hint(&self, stderr_line: &str) -> Option<&'static str> {
@@ -167,11 +186,6 @@ impl Claude {
             hasher: RandomState::new(),
             scratch: Vec::new(),
         }
-    }
-
-    /// Reads every run as `self.agent`'s (`--agent`).
-    pub(crate) fn fix_agent(&mut self) {
-        self.fixed = true;
     }
 
     fn system<S: Sink>(
@@ -329,6 +343,9 @@ impl Claude {
         }
         let wants = sink.wants();
         let parent = msg.parent_tool_use_id.as_deref();
+        if name == NameId::USER && parent.is_none() && wants.has(Wants::PROMPT) {
+            echoed_prompt(msg, sink);
+        }
         if name == NameId::ASSISTANT && parent.is_none() && !self.partial {
             let id = self.hash(msg.message_id.as_deref().unwrap_or(""));
             if id != self.message {
@@ -504,22 +521,12 @@ impl Claude {
         } else {
             Outcome::Succeeded
         };
+        let usage = result_usage(&ev, sink)?;
         sink.end_run(RunEnd {
             outcome,
             final_text: text.map(str::as_bytes),
             answer: AnswerCheck::Unchecked,
-            usage: ev.usage.0.as_ref().map(|u| Usage {
-                input: u.input_tokens.as_u64().unwrap_or(0),
-                output: u.output_tokens.as_u64().unwrap_or(0),
-                cache_read: u.cache_read_input_tokens.as_u64().unwrap_or(0),
-                cache_write: u.cache_creation_input_tokens.as_u64().unwrap_or(0),
-                reasoning: u
-                    .output_tokens_details
-                    .as_ref()
-                    .and_then(|d| d.thinking_tokens.as_u64()),
-                cost_usd: ev.total_cost_usd.0.filter(|c| c.is_finite()),
-                cache_write_1h: None,
-            }),
+            usage,
             duration_ms: ev.duration_ms.as_u64(),
             native_json: Some(line.bytes),
             last_ms: None,
@@ -530,6 +537,52 @@ impl Claude {
         // 0 stands for "no message yet".
         self.hasher.hash_one(id).max(1)
     }
+}
+
+/// A run's usage, from its `result`: each model's calls billed apart where the result
+/// names them (`modelUsage`: the side models — Haiku's quick calls, a sub-agent on
+/// another model — are in no other count, only in the cost), the run's usage then their
+/// sum (`None` here: the sink adds what was billed); else the main model's `usage`.
+fn result_usage<S: Sink>(ev: &wire::ResultLine<'_>, sink: &mut S) -> anyhow::Result<Option<Usage>> {
+    let reasoning = ev.usage.0.as_ref().and_then(|u| {
+        u.output_tokens_details
+            .as_ref()
+            .and_then(|d| d.thinking_tokens.as_u64())
+    });
+    let Some(models) = ev.model_usage.0.as_ref().filter(|m| !m.is_empty()) else {
+        return Ok(ev.usage.0.as_ref().map(|u| Usage {
+            input: u.input_tokens.as_u64().unwrap_or(0),
+            output: u.output_tokens.as_u64().unwrap_or(0),
+            cache_read: u.cache_read_input_tokens.as_u64().unwrap_or(0),
+            cache_write: u.cache_creation_input_tokens.as_u64().unwrap_or(0),
+            reasoning,
+            cost_usd: ev.total_cost_usd.0.filter(|c| c.is_finite()),
+            cache_write_1h: None,
+        }));
+    };
+    // The reasoning `usage` counts is the main model's: the one that wrote the most.
+    let main = models
+        .iter()
+        .max_by_key(|(_, m)| m.output_tokens.as_u64())
+        .map(|(name, _)| name.as_str());
+    for (name, m) in models {
+        let usage = Usage {
+            input: m.input_tokens.as_u64().unwrap_or(0),
+            output: m.output_tokens.as_u64().unwrap_or(0),
+            cache_read: m.cache_read_input_tokens.as_u64().unwrap_or(0),
+            cache_write: m.cache_creation_input_tokens.as_u64().unwrap_or(0),
+            reasoning: reasoning.filter(|_| main == Some(name.as_str())),
+            cost_usd: m.cost_usd.0.filter(|c| c.is_finite() && *c >= 0.0),
+            cache_write_1h: None,
+        };
+        sink.event(Event::Billed(&Billed {
+            usage,
+            model: Some(name),
+            at_ms: None,
+            id: None,
+        }))?;
+    }
+    Ok(None)
 }
 
 /// What a whole block adds to what its deltas already gave: normally nothing; the rest
@@ -569,6 +622,24 @@ fn effect(error: Option<String>, structured: Option<&RawValue>, is_error: bool) 
         };
     }
     structured.map(wire::structured_effect).unwrap_or_default()
+}
+
+/// The prompt a stream run with `--replay-user-messages` echoes, marked `isReplay` (the
+/// harness's own user turns are not: an interruption, a reminder), in the user's words; a
+/// local command's output it replays too is not a prompt.
+fn echoed_prompt<S: Sink>(msg: &wire::Message<'_>, sink: &mut S) {
+    if msg.is_replay.0 != Some(true) {
+        return;
+    }
+    let Some(text) = msg.content.and_then(wire::user_words) else {
+        return;
+    };
+    if text.trim_start().starts_with("<local-command-") {
+        return;
+    }
+    if let Some(words) = wire::users_words(&text) {
+        sink.prompt_seen(&words);
+    }
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use serde_json::value::RawValue;
 
 use crate::agent::event::Effect;
-use crate::agent::wire::ErrorMessage;
+use crate::agent::wire::{ErrorMessage, element, without_elements};
 use crate::input::json::{
     AppendStr, AppendText, EachElement, KeyIn, MaybeStr, OptStr, append_escaped, is_string_text,
     plain_value, string_body,
@@ -431,6 +431,9 @@ pub(super) struct Message<'a> {
     // The session log's own fields.
     #[serde(borrow, default, rename = "requestId")]
     pub request_id: MaybeStr<'a>,
+    /// The line's own id, which a `summary` may name as its `leafUuid`.
+    #[serde(borrow, default)]
+    pub uuid: MaybeStr<'a>,
     #[serde(borrow, default)]
     pub cwd: MaybeStr<'a>,
     /// A sub-agent's message (inline in logs before 2.1, or in `subagents/` files).
@@ -445,6 +448,9 @@ pub(super) struct Message<'a> {
     /// The CLI's own assistant message for a failed model call (`API Error: …`).
     #[serde(default, rename = "isApiErrorMessage")]
     pub is_api_error: Flag,
+    /// A stream's echo of a message the user sent (`--replay-user-messages`).
+    #[serde(default, rename = "isReplay")]
+    pub is_replay: Flag,
     /// A session log's sub-agent's messages: whose they are.
     #[serde(borrow, default, rename = "agentId")]
     pub agent_id: MaybeStr<'a>,
@@ -690,14 +696,23 @@ pub(super) fn agent_of_result(result: Option<&RawValue>) -> Option<String> {
     r.agent_id.0.map(Cow::into_owned)
 }
 
-/// A session log's title record: `summary` (`summary`), `ai-title` (`aiTitle`),
-/// `custom-title` (`customTitle`, the user's own).
-pub(super) fn read_title(line: &[u8]) -> Option<String> {
+/// A session log's title record: `summary` (`summary`, titling the session that holds
+/// the line its `leafUuid` names), `ai-title` (`aiTitle`), `custom-title` (`customTitle`,
+/// the user's own).
+pub(super) struct Title {
+    pub text: String,
+    /// A `summary`'s `leafUuid`.
+    pub leaf: Option<String>,
+}
+
+pub(super) fn read_title(line: &[u8]) -> Option<Title> {
     #[derive(Deserialize, Default)]
     #[serde(default)]
-    struct Title<'a> {
+    struct Record<'a> {
         #[serde(borrow)]
         summary: MaybeStr<'a>,
+        #[serde(borrow, rename = "leafUuid")]
+        leaf_uuid: MaybeStr<'a>,
         #[serde(borrow, rename = "aiTitle")]
         ai_title: MaybeStr<'a>,
         #[serde(borrow, rename = "customTitle")]
@@ -705,11 +720,15 @@ pub(super) fn read_title(line: &[u8]) -> Option<String> {
         #[serde(borrow)]
         title: MaybeStr<'a>,
     }
-    let t: Title = crate::input::json::from_line(line).ok()?;
-    [t.custom_title, t.ai_title, t.title, t.summary]
+    let t: Record = crate::input::json::from_line(line).ok()?;
+    let leaf = t.leaf_uuid.0.map(Cow::into_owned);
+    let text = [t.custom_title, t.ai_title, t.title, t.summary]
         .into_iter()
-        .find_map(|s| s.0)
-        .map(Cow::into_owned)
+        .find_map(|s| s.0)?;
+    Some(Title {
+        text: text.into_owned(),
+        leaf,
+    })
 }
 
 /// A block's type that says it holds a tool's result, as Claude Code writes it.
@@ -755,6 +774,33 @@ pub(super) fn user_words(content: &RawValue) -> Option<String> {
     })
     .ok()?;
     words.filter(|_| !results)
+}
+
+/// What the user typed, from a prompt as Claude Code (and Qwen Code) writes it: a slash
+/// command as typed (`/review 12`, from its `<command-name>` and `<command-args>`; its
+/// `<command-message>` is Claude Code's), a command of its bash mode (`!ls`, from
+/// `<bash-input>`), the output of one without its tags; never what its IDE integration
+/// adds (`<ide_opened_file>`, `<ide_selection>`) nor its `<system-reminder>`s. `None` when
+/// no words are left.
+pub(crate) fn users_words(text: &str) -> Option<String> {
+    if let Some(name) = element(text, "command-name").map(str::trim) {
+        let slash = if name.starts_with('/') { "" } else { "/" };
+        let args = element(text, "command-args").map_or("", str::trim);
+        let words = format!("{slash}{name} {args}");
+        return Some(words.trim_end().to_string());
+    }
+    if let Some(command) = element(text, "bash-input") {
+        return Some(format!("!{}", command.trim()));
+    }
+    if let Some(stdout) = element(text, "bash-stdout") {
+        let stderr = element(text, "bash-stderr").unwrap_or("");
+        let output = format!("{}\n{}", stdout.trim_end(), stderr.trim_end());
+        return Some(output.trim().to_string()).filter(|o| !o.is_empty());
+    }
+    without_elements(
+        text,
+        &["ide_opened_file", "ide_selection", "system-reminder"],
+    )
 }
 
 /// Whether `tool_result_meta` says the call `id` never ran (a permission rule).
@@ -862,6 +908,10 @@ pub(super) struct ResultLine<'a> {
     pub total_cost_usd: Num,
     #[serde(default)]
     pub usage: Object<ResultUsage>,
+    /// Every model the run called, by name: the main model's calls (what `usage` counts)
+    /// and the side calls (Haiku's, a sub-agent's on another model), each with its cost.
+    #[serde(default, rename = "modelUsage")]
+    pub model_usage: Object<std::collections::BTreeMap<String, ModelUsage>>,
     /// Error subtypes' messages (2.1.x); Qwen's `error.message`.
     #[serde(borrow, default)]
     errors: Option<Vec<MaybeStr<'a>>>,
@@ -877,6 +927,22 @@ pub(super) struct ResultUsage {
     pub cache_read_input_tokens: Num,
     pub cache_creation_input_tokens: Num,
     pub output_tokens_details: Option<OutputDetails>,
+}
+
+/// One model's calls in a run (`modelUsage`), in camelCase.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(super) struct ModelUsage {
+    #[serde(rename = "inputTokens")]
+    pub input_tokens: Num,
+    #[serde(rename = "outputTokens")]
+    pub output_tokens: Num,
+    #[serde(rename = "cacheReadInputTokens")]
+    pub cache_read_input_tokens: Num,
+    #[serde(rename = "cacheCreationInputTokens")]
+    pub cache_creation_input_tokens: Num,
+    #[serde(rename = "costUSD")]
+    pub cost_usd: Num,
 }
 
 #[derive(Deserialize, Default)]
@@ -903,6 +969,24 @@ pub(super) fn read_result(line: &[u8]) -> Result<ResultLine<'_>, serde_json::Err
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prompt_is_what_the_user_typed() {
+        let command = "<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>PR 12</command-args>";
+        assert_eq!(users_words(command).as_deref(), Some("/review PR 12"));
+        let bare = "<command-name>model</command-name>\n            <command-message>model</command-message>\n            <command-args></command-args>";
+        assert_eq!(users_words(bare).as_deref(), Some("/model"));
+        let bash = "<bash-input>uv run ty check</bash-input>";
+        assert_eq!(users_words(bash).as_deref(), Some("!uv run ty check"));
+        let output = "<bash-stdout>ok\n</bash-stdout><bash-stderr></bash-stderr>";
+        assert_eq!(users_words(output).as_deref(), Some("ok"));
+        let ide = "<ide_opened_file>The user opened the file /a/mise.toml in the IDE.</ide_opened_file>\ncreate me a CODEOWNERS";
+        assert_eq!(users_words(ide).as_deref(), Some("create me a CODEOWNERS"));
+        assert_eq!(
+            users_words("  plain words \n").as_deref(),
+            Some("plain words")
+        );
+    }
 
     #[test]
     fn stream_events_in_any_key_order() {

@@ -13,7 +13,7 @@
 //!
 //! The calls take the current format's item names (`command_execution`, `file_change`,
 //! `mcp_tool_call`), so that one listing covers both. There is no session id. A run that
-//! reported an `error` and never completed failed.
+//! reported an `error` and never completed failed. The prompt line gives the run's prompt.
 
 use std::borrow::Cow;
 
@@ -26,6 +26,7 @@ use crate::agent::event::{
     Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass, ToolCall,
     ToolEndRaw, ToolKind, ToolStatus, Wants,
 };
+use crate::agent::wire::words_of;
 use crate::agent::{Dialect, RawLine, Sink};
 use crate::input::json::MaybeStr;
 use crate::input::lenient::{Flag, Num, Object};
@@ -105,8 +106,15 @@ pub(super) fn read<S: Sink>(
         event(codex, msg, line, sink)?;
         return Ok(true);
     }
-    if ev.prompt.is_some() {
+    if let Some(prompt) = ev.prompt {
+        // The prompt comes after the run's start (the config summary).
         sink.ensure_run(Agent::Codex)?;
+        let words = crate::input::json::from_str::<Cow<'_, str>>(prompt.get());
+        if let Some(words) = words.ok().as_deref().and_then(words_of)
+            && sink.wants().has(Wants::PROMPT)
+        {
+            sink.prompt_seen(&words);
+        }
         return Ok(true);
     }
     let config = ev.sandbox.is_some() || ev.approval.is_some() || ev.provider.is_some();

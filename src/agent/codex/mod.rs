@@ -27,6 +27,10 @@
 
 mod legacy;
 pub(crate) mod rollout;
+mod spec;
+mod store;
+
+pub(crate) use spec::{Reader, SPEC};
 
 use std::borrow::Cow;
 use std::collections::HashSet;

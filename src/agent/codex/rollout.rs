@@ -1,7 +1,8 @@
 //! Codex's session logs, the rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`
 //! (`$CODEX_HOME`; `archived_sessions/` after `codex archive`; `.jsonl.zst` once compressed,
 //! read through `stores::open`). One session a file, every turn of it, interactive ones
-//! included. Notes: `../shared/spec/stores.md` §2.2, `tests/fixtures/recorded/STORES.md`.
+//! included. Notes: `../shared/spec/stores.md` §2.2, `tests/fixtures/recorded/STORES.md`;
+//! the shapes, version by version: `spec.rs`, `tests/fixtures/history/codex/VERSIONS.md`.
 //!
 //! ```text
 //! {"timestamp":"…","type":"session_meta","payload":{"id":"<session>","cwd":"/w","cli_version":"0.169.0",…}}
@@ -14,17 +15,27 @@
 //! {"timestamp":"…","type":"event_msg","payload":{"type":"task_complete","last_agent_message":"…","error":null}}
 //! ```
 //!
+//! Before 0.3x a rollout had no envelope: a header `{"id":"<session>","timestamp":"…",
+//! "instructions":…}`, then the response items bare (`{"type":"message",…}`), and
+//! `{"record_type":"state"}` after each turn; no time, model or tokens.
+//!
 //! | normalized | from |
 //! |---|---|
-//! | run start | the prompt: `event_msg` `user_message` (before 0.1xx) or `item_completed` of a `UserMessage` (the `user` messages of `response_item`s also carry the context Codex adds: not read) |
+//! | session | the first `session_meta` (the header before 0.3x), even where it comes after the run started (a file that starts mid-turn); a file with no prompt is still a session |
+//! | working directory | the `session_meta`'s, then each `turn_context`'s; before 0.3x the `<cwd>` of the `<environment_context>` Codex adds |
+//! | run start | the prompt: `event_msg` `user_message` (before 0.148) or `item_completed` of a `UserMessage`; before 0.3x the `user` message items (but the context Codex adds); the `user` messages of `response_item`s carry that context since, and are not read |
 //! | text | `response_item` `message`s of the assistant, each a segment (the `event_msg` copies are not read) |
 //! | thinking | `response_item` `reasoning` summaries |
-//! | tool calls | `function_call`, `custom_tool_call`, `local_shell_call` → their `…_output` by `call_id` (the exit code from the output); `web_search_call` whole |
+//! | tool calls | `function_call`, `custom_tool_call`, `local_shell_call` → their `…_output` by `call_id` (how it went from the output, [`calls`]), timed by their lines; `web_search_call` whole |
 //! | notices | `event_msg` `error`, `stream_error` |
-//! | run end | `task_complete` (failed when it carries an `error`); `turn_aborted` and a log that stops mid-turn are no result |
-//! | usage | each response's `token_usage_record` (0.16x on); before those, the increase of `token_count`'s cumulative `total_token_usage` over the run (a re-sent count adds nothing) |
-//! | a fork | its parent's `session_meta` and history come after its own `session_meta`, written when it was made (at that second, or with their old times): neither runs nor tokens of the fork ([`Replay`]) |
-//! | final answer | `task_complete`'s `last_agent_message` |
+//! | run end | `task_complete` (failed when it carries an `error`, or follows one with no answer); before `task_started` was written (0.6x), a run whose model's last item is its answer succeeded (the next prompt, or the end of the file, after it); `turn_aborted` (the run's items written after it stay its), an `error`, or a log that stops mid-turn are no success |
+//! | usage | each response's `token_usage_record` (0.16x on); before those, what the cumulative `token_count`s add ([`counts`]) |
+//! | a fork | its parent's `session_meta` and history come after its own `session_meta`, written when it was made: neither runs nor tokens of the fork's ([`replay`]) |
+//! | final answer | `task_complete`'s `last_agent_message`; before it, the answer that ended the run |
+
+mod calls;
+mod counts;
+mod replay;
 
 use std::borrow::Cow;
 
@@ -33,54 +44,74 @@ use serde_json::value::RawValue;
 
 use super::TurnUsage;
 use crate::agent::event::{
-    Agent, Billed, Effect, Event, Notice, NoticeKind, Outcome, RunEnd, RunInfo, StatusClass,
-    ToolCall, ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
+    Agent, Billed, Effect, Event, Notice, NoticeKind, Outcome, RunEnd, RunInfo, ToolCall,
+    ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
 };
 use crate::agent::tools;
+use crate::agent::wire::without_elements;
 use crate::agent::{Class, Dialect, RawLine, Sink};
 use crate::input::json::{MaybeStr, plain_value, rfc3339_ms};
-use crate::input::lenient::{Num, Object, TokenCount};
+use crate::input::lenient::Object;
 use crate::input::peek::{Head, NameId, fast_paths};
 use crate::out::diag::{Unreadable, unreadable};
+use counts::{Counts, Tokens};
+use replay::{Marks, Replay};
 
 #[derive(Default)]
 pub(crate) struct Rollout {
+    /// The file's own session id: its first `session_meta`'s (the header's before 0.3x).
     session: Option<String>,
     cwd: Option<String>,
     model: Option<String>,
-    /// The cumulative usage last counted.
-    total: Option<Tokens>,
-    /// The open run's responses own usage came (`token_usage_record`, 0.16x on), which
-    /// counts each response once whatever the `token_count`s say (the first may come
-    /// after the tool's output, or never, when Codex is killed).
-    records: bool,
-    /// The open run's increases of the cumulative count, each with its time: its tokens
-    /// where no `token_usage_record` comes.
-    increases: Vec<(Usage, Option<u64>)>,
-    /// An error the open run reported, which fails it unless it completes.
-    error: Option<String>,
-    /// How the open run's last word leaves it, for a log that stops.
-    last_ms: Option<u64>,
+    /// When the file started, and the time of its last line: what a file with no run is
+    /// listed by.
+    started_ms: Option<u64>,
+    seen_ms: Option<u64>,
+    /// A run started in the file.
+    ran: bool,
+    /// A rollout of before 0.3x: a header, then bare response items.
+    bare: bool,
+    /// The file writes `task_started`: a run ends with its `task_complete`, not with an
+    /// answer.
+    tasks: bool,
+    counts: Counts,
+    replay: Replay,
+    /// The open run's.
+    turn: Turn,
     /// A tool's arguments, parsed out of their string, for the call being read.
     args: Option<Box<RawValue>>,
-    /// Where the file is in a fork's replay of its parent.
-    replay: Replay,
 }
 
-/// A fork's rollout (or a sub-agent's) starts with its own `session_meta`, then its
-/// parent's and the parent's history, written when the fork was made: those lines are
-/// not the fork's runs, nor its tokens. They come at the second of the fork's own first
-/// line (or before it); the first line after that second is the fork's own.
-#[derive(Default, Debug, Clone, PartialEq, Eq)]
-enum Replay {
-    #[default]
-    None,
-    /// The file's own `session_meta` came, at this second: a second one starts a replay.
-    Fork(String),
-    /// Replaying the parent, up to this second.
-    Replaying(String),
-    /// Past the replay, or none: every line is the file's own.
-    Done,
+/// What the open run said of how it ends, and the tokens it used.
+#[derive(Default)]
+struct Turn {
+    /// Its responses' own usage came (`token_usage_record`, 0.16x on), which counts each
+    /// response once whatever the `token_count`s say (the first may come after the tool's
+    /// output, or never, when Codex is killed).
+    records: bool,
+    /// What its cumulative counts added, each with its time: its tokens where no
+    /// `token_usage_record` comes.
+    increases: Vec<(Usage, Option<u64>)>,
+    /// An error it reported, which fails it unless it completes with an answer.
+    error: Option<String>,
+    /// It was aborted (`turn_aborted`): no success, whatever comes after.
+    aborted: bool,
+    /// The model's last item was its answer: that answer (its text when the view wants
+    /// the final answer).
+    answer: Option<String>,
+    /// The time of its last line.
+    last_ms: Option<u64>,
+}
+
+impl Turn {
+    fn reset(&mut self) {
+        self.records = false;
+        self.increases.clear();
+        self.error = None;
+        self.aborted = false;
+        self.answer = None;
+        self.last_ms = None;
+    }
 }
 
 #[derive(Deserialize)]
@@ -102,7 +133,8 @@ struct Meta<'a> {
     model: MaybeStr<'a>,
 }
 
-/// An `event_msg`'s or a `response_item`'s payload: the fields this dialect reads.
+/// An `event_msg`'s or a `response_item`'s payload (a bare item before 0.3x): the fields
+/// this dialect reads.
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Payload<'a> {
@@ -133,9 +165,9 @@ struct Payload<'a> {
     #[serde(borrow)]
     error: Option<&'a RawValue>,
     #[serde(borrow)]
-    reason: MaybeStr<'a>,
-    #[serde(borrow)]
     item: Option<&'a RawValue>,
+    #[serde(borrow)]
+    thread_id: MaybeStr<'a>,
     info: Object<Info>,
 }
 
@@ -143,43 +175,21 @@ struct Payload<'a> {
 #[serde(default)]
 struct Info {
     total_token_usage: Object<TurnUsage>,
+    last_token_usage: Object<TurnUsage>,
 }
 
-/// Raw cumulative counts, to take differences of.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-struct Tokens([u64; 5]);
-
-impl Tokens {
-    fn of(u: &TurnUsage) -> Tokens {
-        let n = |x: TokenCount| x.get();
-        Tokens([
-            n(u.input_tokens),
-            n(u.cached_input_tokens),
-            n(u.cache_write_input_tokens),
-            n(u.output_tokens),
-            n(u.reasoning_output_tokens),
-        ])
+impl Payload<'_> {
+    fn is(&self, kind: &str) -> bool {
+        self.kind.as_deref() == Some(kind)
     }
 
-    /// Whether no count of this one is above `other`'s.
-    fn below(&self, other: &Tokens) -> bool {
-        (0..5).all(|i| self.0[i] <= other.0[i])
-    }
-
-    /// What was used since `base` (nothing where a count went down: a new thread's).
-    fn since(self, base: Option<Tokens>) -> Usage {
-        let base = base.unwrap_or_default();
-        let d: Vec<u64> = (0..5)
-            .map(|i| self.0[i].saturating_sub(base.0[i]))
-            .collect();
-        Usage {
-            input: d[0].saturating_sub(d[1] + d[2]),
-            output: d[3],
-            cache_read: d[1],
-            cache_write: d[2],
-            reasoning: Some(d[4]),
-            cost_usd: None,
-            cache_write_1h: None,
+    /// What the line says that ends a fork's replay of its parent.
+    fn marks(&self, own: Option<&str>) -> Marks {
+        Marks {
+            starts_turn: self.is("task_started"),
+            ends_turn: self.is("task_complete") || self.is("turn_aborted"),
+            own_thread: self.is("thread_settings_applied")
+                && own.is_some_and(|own| self.thread_id.as_deref() == Some(own)),
         }
     }
 }
@@ -196,6 +206,9 @@ impl Dialect for Rollout {
             }
             NameId::TURN_CONTEXT => Class::message(Wants::NONE),
             NameId::TOKEN_USAGE_RECORD => Class::message(Wants::NONE),
+            // Before 0.3x, the response items bare (`function_call` and the others are
+            // names no agent's stream has).
+            NameId::MESSAGE | NameId::REASONING | NameId::OTHER => Class::message(Wants::ALL),
             NameId::COMPACTED | NameId::WORLD_STATE => Class::noise(Wants::NONE),
             // A log's other records (it is no contract: each release adds some).
             _ => Class::noise(Wants::NONE),
@@ -211,8 +224,17 @@ impl Dialect for Rollout {
         if matches!(head.name, NameId::RESPONSE_ITEM | NameId::EVENT_MSG)
             && let Some(timestamp) = time_only(line.bytes, sink.wants().has(Wants::TOOLS))
         {
-            self.seen_at(Some(timestamp), sink);
+            let at_ms = rfc3339_ms(timestamp);
+            if !self.replayed(at_ms, Marks::default()) {
+                self.seen_at(at_ms, sink);
+            }
             return Ok(());
+        }
+        if matches!(
+            head.name,
+            NameId::MESSAGE | NameId::REASONING | NameId::OTHER
+        ) {
+            return self.bare_item(line, head, sink);
         }
         let parsed: Line = match crate::input::json::from_line(line.bytes) {
             Ok(l) => l,
@@ -222,73 +244,13 @@ impl Dialect for Rollout {
             return Ok(());
         };
         let at_ms = parsed.timestamp.as_deref().and_then(rfc3339_ms);
-        let second = parsed.timestamp.as_deref().and_then(|t| t.get(..19));
-        let replaying = self.replaying_at(second);
         match head.name {
-            NameId::SESSION_META | NameId::TURN_CONTEXT => {
-                let meta: Meta = crate::input::json::from_str(payload.get()).unwrap_or_default();
-                if head.name == NameId::SESSION_META {
-                    if self.session.is_none() {
-                        self.session = meta.id.0.map(Cow::into_owned);
-                        if let Some(second) = second {
-                            self.replay = Replay::Fork(second.to_string());
-                        }
-                    } else if let Replay::Fork(fork) = std::mem::take(&mut self.replay) {
-                        // A fork's file goes on with its parent's `session_meta` and
-                        // history, replayed when it was made: not its own.
-                        self.replay = Replay::Replaying(fork);
-                    }
-                    return Ok(());
-                }
-                if let Some(cwd) = meta.cwd.0 {
-                    self.cwd = Some(cwd.into_owned());
-                }
-                if let Some(model) = meta.model.0 {
-                    if sink.run_open() {
-                        sink.model_seen(&model);
-                    }
-                    self.model = Some(model.into_owned());
-                }
-                Ok(())
+            NameId::SESSION_META => self.meta(payload, at_ms, sink),
+            NameId::TURN_CONTEXT if !self.replayed(at_ms, Marks::default()) => {
+                self.context(payload, sink)
             }
-            NameId::EVENT_MSG if replaying => {
-                // Only the counts: the fork's own continue from its parent's.
-                let p: Payload = crate::input::json::from_str(payload.get()).unwrap_or_default();
-                if p.kind.as_deref() == Some("token_count")
-                    && let Some(total) = p.info.0.and_then(|i| i.total_token_usage.0)
-                {
-                    self.total = Some(Tokens::of(&total));
-                }
-                Ok(())
-            }
-            _ if replaying => Ok(()),
-            NameId::TOKEN_USAGE_RECORD => {
-                #[derive(Deserialize, Default)]
-                #[serde(default)]
-                struct Record<'a> {
-                    usage: Object<TurnUsage>,
-                    #[serde(borrow)]
-                    response_id: MaybeStr<'a>,
-                }
-                if !sink.run_open() {
-                    return Ok(());
-                }
-                let r: Record = crate::input::json::from_str(payload.get()).unwrap_or_default();
-                let Some(u) = r.usage.0 else { return Ok(()) };
-                if u.is_bad() {
-                    return sink.unreadable(
-                        unreadable!("usage"),
-                        line.bytes,
-                        &"a token count that is no count: left out of the totals",
-                    );
-                }
-                self.records = true;
-                sink.event(Event::Billed(&Billed {
-                    usage: Tokens::of(&u).since(None),
-                    model: self.model.as_deref(),
-                    at_ms,
-                    id: r.response_id.as_deref(),
-                }))
+            NameId::TOKEN_USAGE_RECORD if !self.replayed(at_ms, Marks::default()) => {
+                self.usage_record(line, payload, at_ms, sink)
             }
             NameId::EVENT_MSG | NameId::RESPONSE_ITEM => {
                 let p: Payload = match crate::input::json::from_str(payload.get()) {
@@ -297,31 +259,73 @@ impl Dialect for Rollout {
                         return sink.unreadable(Unreadable::of(head.name), line.bytes, &e);
                     }
                 };
-                self.seen_at(parsed.timestamp.as_deref(), sink);
+                if self.replayed(at_ms, p.marks(self.session.as_deref())) {
+                    self.replayed_count(&p);
+                    return Ok(());
+                }
+                self.seen_at(at_ms, sink);
                 if head.name == NameId::EVENT_MSG {
                     self.event(p, at_ms, sink)
                 } else {
-                    self.item(p, sink)
+                    self.item(p, at_ms, sink)
                 }
             }
             _ => Ok(()),
         }
     }
 
-    fn reset(&mut self) {
-        self.error = None;
-        self.last_ms = None;
-        self.args = None;
-        self.records = false;
-        self.increases.clear();
+    /// Before 0.3x: the header (the session's id and start), and the state kept after
+    /// each turn.
+    fn untyped<S: Sink>(&mut self, line: &RawLine<'_>, _sink: &mut S) -> anyhow::Result<bool> {
+        #[derive(Deserialize)]
+        struct Header<'a> {
+            #[serde(borrow, default)]
+            id: MaybeStr<'a>,
+            #[serde(borrow, default)]
+            timestamp: MaybeStr<'a>,
+            #[serde(borrow, default)]
+            record_type: MaybeStr<'a>,
+        }
+        let Ok(h) = crate::input::json::from_line::<Header>(line.bytes) else {
+            return Ok(false);
+        };
+        if h.record_type.0.is_some() {
+            return Ok(true);
+        }
+        let (Some(id), Some(at)) = (h.id.0, h.timestamp.as_deref()) else {
+            return Ok(false);
+        };
+        self.bare = true;
+        if self.session.is_none() {
+            self.session = Some(id.into_owned());
+            self.started_ms = rfc3339_ms(at);
+            self.seen_ms = self.started_ms;
+        }
+        Ok(true)
     }
 
+    fn reset(&mut self) {
+        self.turn.reset();
+        self.args = None;
+    }
+
+    /// The input ended: the open run with it; a file that held no run is still a
+    /// session (opened, and nothing sent; or a fork with nothing of its own yet).
     fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
-        let outcome = match self.error.take() {
-            Some(reason) => Outcome::Failed { reason },
-            None => Outcome::NoEnd,
-        };
-        self.end(outcome, None, sink)
+        self.close(sink)?;
+        if !self.ran
+            && let Some(id) = &self.session
+        {
+            let info = RunInfo {
+                session_id: Some(id.clone()),
+                model: self.model.clone(),
+                cwd: self.cwd.clone(),
+                started_ms: self.started_ms,
+                ..RunInfo::new(Agent::Codex)
+            };
+            sink.empty_session(&info, self.seen_ms);
+        }
+        Ok(())
     }
 
     fn start_afresh(&mut self) {
@@ -330,25 +334,113 @@ impl Dialect for Rollout {
 }
 
 impl Rollout {
-    /// Whether a line of this second is still a fork's replay of its parent: the replay
-    /// ends with the first line after the second the fork was made in.
-    fn replaying_at(&mut self, second: Option<&str>) -> bool {
-        if let Replay::Replaying(fork) = &self.replay
-            && second.is_some_and(|s| s > fork.as_str())
-        {
-            self.replay = Replay::Done;
+    /// A line at `at_ms` that says `marks`: whether it is a fork's replay of its parent.
+    /// The file's own lines go on from its `session_meta`: no replay comes after them.
+    fn replayed(&mut self, at_ms: Option<u64>, marks: Marks) -> bool {
+        self.seen_ms = self.seen_ms.max(at_ms);
+        if self.session.is_some() && !self.replay.replaying() {
+            self.replay.none();
         }
-        matches!(self.replay, Replay::Replaying(_))
+        self.replay.line(at_ms, marks)
     }
 
-    /// A line of the run's own at `timestamp`: its last activity, unless a fork replays.
-    fn seen_at<S: Sink>(&mut self, timestamp: Option<&str>, sink: &S) {
-        if self.replaying_at(timestamp.and_then(|t| t.get(..19))) {
-            return;
-        }
-        let at_ms = timestamp.and_then(rfc3339_ms);
+    /// A line of the run's own at `at_ms`: its last activity.
+    fn seen_at<S: Sink>(&mut self, at_ms: Option<u64>, sink: &S) {
         if sink.run_open() && at_ms.is_some() {
-            self.last_ms = at_ms.max(self.last_ms);
+            self.turn.last_ms = at_ms.max(self.turn.last_ms);
+        }
+    }
+
+    /// A `session_meta`: the file's own (its first), its parent's (a fork's replay starts),
+    /// or its own again (a resume appends to the file, 0.145).
+    fn meta<S: Sink>(
+        &mut self,
+        payload: &RawValue,
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        let meta: Meta = crate::input::json::from_str(payload.get()).unwrap_or_default();
+        self.seen_ms = self.seen_ms.max(at_ms);
+        let Some(id) = meta.id.0 else { return Ok(()) };
+        match &self.session {
+            None => {
+                // A file that starts mid-turn names its session after the run started.
+                if sink.run_open() {
+                    sink.session_seen(&id);
+                }
+                self.session = Some(id.into_owned());
+                self.started_ms = at_ms;
+                if self.cwd.is_none() {
+                    self.cwd = meta.cwd.0.map(Cow::into_owned);
+                }
+            }
+            Some(own) if *own != id => self.replay.start(at_ms),
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
+    /// A `turn_context`: the model and working directory of what follows.
+    fn context<S: Sink>(&mut self, payload: &RawValue, sink: &mut S) -> anyhow::Result<()> {
+        let meta: Meta = crate::input::json::from_str(payload.get()).unwrap_or_default();
+        if let Some(cwd) = meta.cwd.0 {
+            self.cwd = Some(cwd.into_owned());
+        }
+        if let Some(model) = meta.model.0 {
+            if sink.run_open() {
+                sink.model_seen(&model);
+            }
+            self.model = Some(model.into_owned());
+        }
+        Ok(())
+    }
+
+    /// A `token_usage_record`: one response's own usage (0.16x on).
+    fn usage_record<S: Sink>(
+        &mut self,
+        line: &RawLine<'_>,
+        payload: &RawValue,
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        #[derive(Deserialize, Default)]
+        #[serde(default)]
+        struct Record<'a> {
+            usage: Object<TurnUsage>,
+            #[serde(borrow)]
+            response_id: MaybeStr<'a>,
+        }
+        if !sink.run_open() {
+            return Ok(());
+        }
+        let r: Record = crate::input::json::from_str(payload.get()).unwrap_or_default();
+        let Some(u) = r.usage.0 else { return Ok(()) };
+        if u.is_bad() {
+            return sink.unreadable(
+                unreadable!("usage"),
+                line.bytes,
+                &"a token count that is no count: left out of the totals",
+            );
+        }
+        self.turn.records = true;
+        sink.event(Event::Billed(&Billed {
+            usage: Tokens::of(&u).usage(),
+            model: self.model.as_deref(),
+            at_ms,
+            id: r.response_id.as_deref(),
+        }))
+    }
+
+    /// A replayed count: what the fork's own counts go on from.
+    fn replayed_count(&mut self, p: &Payload<'_>) {
+        if p.is("token_count")
+            && let Some(total) = p
+                .info
+                .0
+                .as_ref()
+                .and_then(|i| i.total_token_usage.0.as_ref())
+        {
+            self.counts.replayed(Tokens::of(total));
         }
     }
 
@@ -359,6 +451,10 @@ impl Rollout {
         sink: &mut S,
     ) -> anyhow::Result<()> {
         match p.kind.as_deref().unwrap_or("") {
+            "task_started" => {
+                self.tasks = true;
+                Ok(())
+            }
             "user_message" => {
                 let prompt = p.message.as_deref().unwrap_or("").to_string();
                 self.prompt(prompt, at_ms, sink)
@@ -366,58 +462,79 @@ impl Rollout {
             "item_completed" => {
                 let Some(item) = p.item else { return Ok(()) };
                 let item: Payload = crate::input::json::from_str(item.get()).unwrap_or_default();
-                if item.kind.as_deref() != Some("UserMessage") {
+                if !item.is("UserMessage") {
                     return Ok(());
                 }
                 let prompt = texts(item.content, &["text"]);
                 self.prompt(prompt, at_ms, sink)
             }
-            "task_complete" => {
-                let outcome = match p.error.and_then(error_text) {
-                    Some(reason) => Outcome::Failed { reason },
-                    None => Outcome::Succeeded,
-                };
-                self.error = None;
-                let last = p.last_agent_message.0;
-                self.end(outcome, last.as_deref().map(str::as_bytes), sink)
-            }
+            "task_complete" => self.task_complete(p, sink),
             "turn_aborted" => {
-                self.error = None;
-                self.end(Outcome::NoEnd, None, sink)
-            }
-            "error" | "stream_error" => {
-                let text = p.message.as_deref().unwrap_or("error").to_string();
-                if sink.run_open() && sink.wants().has(Wants::NOTICES) {
-                    let kind = if p.kind.as_deref() == Some("error") {
-                        NoticeKind::Error
-                    } else {
-                        NoticeKind::Retry
-                    };
-                    sink.event(Event::Notice(&Notice {
-                        kind,
-                        text: Cow::Borrowed(&text),
-                    }))?;
-                }
-                if p.kind.as_deref() == Some("error") {
-                    self.error.get_or_insert(text);
-                }
+                // The run stays open: what was written after the abort is still its.
+                self.turn.aborted = sink.run_open();
                 Ok(())
             }
-            "token_count" => {
-                let Some(total) = p.info.0.and_then(|i| i.total_token_usage.0) else {
-                    return Ok(());
-                };
-                let total = Tokens::of(&total);
-                // A count sent again adds nothing; one that went down starts afresh.
-                if sink.run_open() && Some(total) != self.total {
-                    let increase = total.since(self.total.filter(|t| t.below(&total)));
-                    self.increases.push((increase, at_ms));
-                }
-                self.total = Some(total);
-                Ok(())
-            }
+            "error" | "stream_error" => self.notice(p, sink),
+            "token_count" => self.token_count(p, at_ms, sink),
             _ => Ok(()),
         }
+    }
+
+    /// `task_complete`: the run succeeded, unless it carries an error, or an error came
+    /// and no answer (0.121: a model call failed, then the turn completed with nothing).
+    fn task_complete<S: Sink>(&mut self, p: Payload<'_>, sink: &mut S) -> anyhow::Result<()> {
+        let reported = self.turn.error.take();
+        let last = p.last_agent_message.0;
+        let outcome = match (p.error.and_then(error_text), reported) {
+            (Some(reason), _) => Outcome::Failed { reason },
+            (None, Some(reason)) if last.is_none() => Outcome::Failed { reason },
+            _ => Outcome::Succeeded,
+        };
+        self.end(outcome, last.as_deref().map(str::as_bytes), sink)
+    }
+
+    fn notice<S: Sink>(&mut self, p: Payload<'_>, sink: &mut S) -> anyhow::Result<()> {
+        let text = p.message.as_deref().unwrap_or("error").to_string();
+        let error = p.is("error");
+        if sink.run_open() && sink.wants().has(Wants::NOTICES) {
+            let kind = if error {
+                NoticeKind::Error
+            } else {
+                NoticeKind::Retry
+            };
+            sink.event(Event::Notice(&Notice {
+                kind,
+                text: Cow::Borrowed(&text),
+            }))?;
+        }
+        if error && sink.run_open() {
+            self.turn.error.get_or_insert(text);
+        }
+        Ok(())
+    }
+
+    /// A cumulative `token_count`: within a run, what it adds is the run's; outside one,
+    /// only what later counts go on from.
+    fn token_count<S: Sink>(
+        &mut self,
+        p: Payload<'_>,
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        let Some(info) = p.info.0 else { return Ok(()) };
+        let Some(total) = info.total_token_usage.0 else {
+            return Ok(());
+        };
+        let total = Tokens::of(&total);
+        if !sink.run_open() {
+            self.counts.replayed(total);
+            return Ok(());
+        }
+        let last = info.last_token_usage.0.map(|l| Tokens::of(&l));
+        if let Some(increase) = self.counts.own(total, last) {
+            self.turn.increases.push((increase, at_ms));
+        }
+        Ok(())
     }
 
     /// A prompt: the open run ends (the log went on without completing it), the prompt's
@@ -428,16 +545,37 @@ impl Rollout {
         at_ms: Option<u64>,
         sink: &mut S,
     ) -> anyhow::Result<()> {
-        self.finish(sink)?;
-        self.last_ms = at_ms;
+        self.close(sink)?;
+        let started_ms = match at_ms {
+            // Before 0.3x no line but the header has a time: the first run started with
+            // the file.
+            None if self.bare && !self.ran => self.started_ms,
+            at => at,
+        };
+        self.ran = true;
+        self.turn.last_ms = at_ms;
         sink.start_run(RunInfo {
             session_id: self.session.clone(),
             model: self.model.clone(),
             cwd: self.cwd.clone(),
-            prompt: Some(prompt),
-            started_ms: at_ms,
+            prompt: users_words(&prompt),
+            started_ms,
             ..RunInfo::new(Agent::Codex)
         })
+    }
+
+    /// The open run ends where no `task_complete` ended it: failed by an error it
+    /// reported; a success where the file writes no `task_complete` and the model's last
+    /// item was its answer; else no result.
+    fn close<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
+        let turn = &mut self.turn;
+        let (outcome, answer) = match (turn.error.take(), turn.answer.take()) {
+            _ if turn.aborted => (Outcome::NoEnd, None),
+            (Some(reason), _) => (Outcome::Failed { reason }, None),
+            (None, Some(answer)) if !self.tasks => (Outcome::Succeeded, Some(answer)),
+            _ => (Outcome::NoEnd, None),
+        };
+        self.end(outcome, answer.as_deref().map(str::as_bytes), sink)
     }
 
     fn end<S: Sink>(
@@ -450,8 +588,8 @@ impl Rollout {
             self.reset();
             return Ok(());
         }
-        if !self.records {
-            for (usage, at_ms) in std::mem::take(&mut self.increases) {
+        if !self.turn.records {
+            for (usage, at_ms) in std::mem::take(&mut self.turn.increases) {
                 sink.event(Event::Billed(&Billed {
                     usage,
                     model: self.model.as_deref(),
@@ -460,7 +598,7 @@ impl Rollout {
                 }))?;
             }
         }
-        let last_ms = self.last_ms;
+        let last_ms = self.turn.last_ms;
         self.reset();
         sink.end_run(RunEnd {
             final_text: final_text.filter(|_| sink.wants().intersects(Wants::FINAL)),
@@ -472,22 +610,45 @@ impl Rollout {
         })
     }
 
-    fn item<S: Sink>(&mut self, p: Payload<'_>, sink: &mut S) -> anyhow::Result<()> {
+    /// A line of a rollout of before 0.3x: a response item, bare.
+    fn bare_item<S: Sink>(
+        &mut self,
+        line: &RawLine<'_>,
+        head: &Head,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        if !self.bare {
+            // A record of a later release this dialect does not know.
+            return Ok(());
+        }
+        match crate::input::json::from_line::<Payload>(line.bytes) {
+            Ok(p) => self.item(p, None, sink),
+            Err(e) => sink.unreadable(Unreadable::of(head.name), line.bytes, &e),
+        }
+    }
+
+    fn item<S: Sink>(
+        &mut self,
+        p: Payload<'_>,
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        let kind = p.kind.as_deref().unwrap_or("");
+        if self.bare && kind == "message" && p.role.as_deref() == Some("user") {
+            return self.bare_prompt(p, sink);
+        }
         if !sink.run_open() {
-            // Before the first prompt: the context Codex adds, or a fork's replay.
+            // Before the first prompt: the context Codex adds.
             return Ok(());
         }
         let wants = sink.wants();
-        match p.kind.as_deref().unwrap_or("") {
-            "message" if p.role.as_deref() == Some("assistant") => {
-                if wants.has(Wants::TEXT) {
-                    let text = texts(p.content, &["output_text", "text"]);
-                    sink.event(Event::Segment)?;
-                    sink.event(Event::Text(text.as_bytes()))?;
+        match kind {
+            "message" if p.role.as_deref() == Some("assistant") => self.answer(p, sink),
+            "reasoning" => {
+                self.turn.answer = None;
+                if !wants.has(Wants::THINKING) {
+                    return Ok(());
                 }
-                Ok(())
-            }
-            "reasoning" if wants.has(Wants::THINKING) => {
                 let text = texts(p.summary, &["summary_text"]);
                 let text = if wants.has(Wants::THINKING_TEXT) {
                     text.as_bytes()
@@ -497,66 +658,152 @@ impl Rollout {
                 sink.event(Event::Thinking { text, done: true })
             }
             "function_call" | "custom_tool_call" | "local_shell_call" => {
-                if wants.has(Wants::TEXT) {
-                    sink.event(Event::Segment)?;
-                }
-                if !wants.has(Wants::TOOLS) {
-                    return Ok(());
-                }
-                let name = match p.kind.as_deref() {
-                    Some("local_shell_call") => Cow::Borrowed("local_shell"),
-                    _ => p.name.0.clone().unwrap_or(Cow::Borrowed("unknown")),
-                };
-                // The arguments are a JSON text in a string (a patch's, plain text).
-                self.args = match (&p.arguments.0, &p.input.0, p.action) {
-                    (Some(args), _, _) => RawValue::from_string(args.to_string()).ok(),
-                    (None, Some(input), _) => {
-                        serde_json::value::to_raw_value(&serde_json::json!({ "input": input })).ok()
-                    }
-                    (None, None, Some(action)) => Some(action.to_owned()),
-                    _ => None,
-                };
-                let call = tools::call(p.call_id.0.clone(), name, self.args.as_deref(), wants);
-                let call = ToolCall {
-                    args: call.args.map(|a| Cow::Owned(a.into_owned())),
-                    target: call.target.map(|t| Cow::Owned(t.into_owned())),
-                    ..call
-                };
-                sink.tool_started(call)
+                self.turn.answer = None;
+                self.call(p, at_ms, sink)
             }
             "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
-                if !wants.has(Wants::TOOLS) {
-                    return Ok(());
-                }
-                let output = p.output.map(output_text).unwrap_or_default();
-                let (status, effect) = outcome_of(&output, wants);
-                let mut call = ToolCall::new("unknown", ToolKind::Other);
-                call.id = p.call_id.0;
-                sink.tool_ended(ToolEndRaw {
-                    call,
-                    status,
-                    result: p
-                        .output
-                        .filter(|_| wants.has(Wants::TOOL_RAW))
-                        .map(Cow::Borrowed),
-                    effect,
-                    ended_ms: None,
-                })
+                self.output(p, at_ms, sink)
             }
-            "web_search_call" if wants.has(Wants::TOOLS) => {
-                let call = tools::call(None, Cow::Borrowed("web_search"), p.action, wants);
-                sink.tool_started(call.clone())?;
-                sink.tool_ended(ToolEndRaw {
-                    call,
-                    status: ToolStatus::success(),
-                    result: None,
-                    effect: Effect::default(),
-                    ended_ms: None,
-                })
+            "web_search_call" => {
+                self.turn.answer = None;
+                self.web_search(p, sink)
             }
             _ => Ok(()),
         }
     }
+
+    /// A `user` message item before 0.3x: the prompt, or the context Codex adds (the
+    /// working directory in it).
+    fn bare_prompt<S: Sink>(&mut self, p: Payload<'_>, sink: &mut S) -> anyhow::Result<()> {
+        let text = texts(p.content, &["input_text", "text"]);
+        let context = text.trim_start();
+        if let Some(env) = context.strip_prefix("<environment_context>") {
+            if self.cwd.is_none() {
+                self.cwd = element(env, "cwd").map(str::to_string);
+            }
+            return Ok(());
+        }
+        if context.starts_with("<user_instructions>") {
+            return Ok(());
+        }
+        self.prompt(text, None, sink)
+    }
+
+    /// An assistant message: a segment of the answer, and the answer so far.
+    fn answer<S: Sink>(&mut self, p: Payload<'_>, sink: &mut S) -> anyhow::Result<()> {
+        let wants = sink.wants();
+        if !wants.intersects(Wants::TEXT | Wants::FINAL) {
+            self.turn.answer = Some(String::new());
+            return Ok(());
+        }
+        let text = texts(p.content, &["output_text", "text"]);
+        if wants.has(Wants::TEXT) {
+            sink.event(Event::Segment)?;
+            sink.event(Event::Text(text.as_bytes()))?;
+        }
+        self.turn.answer = Some(if wants.has(Wants::FINAL) {
+            text
+        } else {
+            String::new()
+        });
+        Ok(())
+    }
+
+    /// A tool call, at the time of its line.
+    fn call<S: Sink>(
+        &mut self,
+        p: Payload<'_>,
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        let wants = sink.wants();
+        if wants.has(Wants::TEXT) {
+            sink.event(Event::Segment)?;
+        }
+        if !wants.has(Wants::TOOLS) {
+            return Ok(());
+        }
+        let name = match p.kind.as_deref() {
+            Some("local_shell_call") => Cow::Borrowed("local_shell"),
+            _ => p.name.0.clone().unwrap_or(Cow::Borrowed("unknown")),
+        };
+        // The arguments are a JSON text in a string (a patch's, plain text).
+        self.args = match (&p.arguments.0, &p.input.0, p.action) {
+            (Some(args), _, _) => RawValue::from_string(args.to_string()).ok(),
+            (None, Some(input), _) => {
+                serde_json::value::to_raw_value(&serde_json::json!({ "input": input })).ok()
+            }
+            (None, None, Some(action)) => Some(action.to_owned()),
+            _ => None,
+        };
+        let call = tools::call(p.call_id.0.clone(), name, self.args.as_deref(), wants);
+        let target = match call.target {
+            Some(t) => Some(t.into_owned()),
+            None if wants.has(Wants::TOOL_DETAILS) => {
+                calls::target(&call.tool, p.arguments.as_deref(), p.input.as_deref())
+            }
+            None => None,
+        };
+        sink.tool_started(ToolCall {
+            args: call.args.map(|a| Cow::Owned(a.into_owned())),
+            target: target.map(Cow::Owned),
+            at_ms,
+            ..call
+        })
+    }
+
+    /// A tool call's output, at the time of its line.
+    fn output<S: Sink>(
+        &mut self,
+        p: Payload<'_>,
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        let wants = sink.wants();
+        if !wants.has(Wants::TOOLS) {
+            return Ok(());
+        }
+        let output = p.output.map(calls::output_text).unwrap_or_default();
+        let (status, effect) = calls::outcome_of(&output, wants);
+        let mut call = ToolCall::new("unknown", ToolKind::Other);
+        call.id = p.call_id.0;
+        sink.tool_ended(ToolEndRaw {
+            call,
+            status,
+            result: p
+                .output
+                .filter(|_| wants.has(Wants::TOOL_RAW))
+                .map(Cow::Borrowed),
+            effect,
+            ended_ms: at_ms,
+        })
+    }
+
+    /// A web search, whole in one item.
+    fn web_search<S: Sink>(&mut self, p: Payload<'_>, sink: &mut S) -> anyhow::Result<()> {
+        let wants = sink.wants();
+        if !wants.has(Wants::TOOLS) {
+            return Ok(());
+        }
+        let call = tools::call(None, Cow::Borrowed("web_search"), p.action, wants);
+        sink.tool_started(call.clone())?;
+        sink.tool_ended(ToolEndRaw {
+            call,
+            status: ToolStatus::success(),
+            result: None,
+            effect: Effect::default(),
+            ended_ms: None,
+        })
+    }
+}
+
+/// The text of the first `<name>…</name>` element in `text`, trimmed.
+fn element<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    let open = format!("<{name}>");
+    let close = format!("</{name}>");
+    let start = text.find(&open)? + open.len();
+    let len = text[start..].find(&close)?;
+    Some(text[start..start + len].trim()).filter(|s| !s.is_empty())
 }
 
 /// The time of a line only whose time a view reads, told from its bytes in the layout
@@ -639,60 +886,18 @@ fn error_text(error: &RawValue) -> Option<String> {
     }
 }
 
-/// A tool output as text: a string, or (before 0.1xx) `{"output":"…","metadata":{"exit_code":N}}`
-/// in a string.
-fn output_text(output: &RawValue) -> String {
-    crate::input::json::from_str::<String>(output.get())
-        .unwrap_or_else(|_| output.get().to_string())
-}
-
-/// How a call went, from its output: an exit code Codex reports (`Process exited with
-/// code N`, or `metadata.exit_code`), a refusal of the approval policy or the user.
-fn outcome_of(output: &str, wants: Wants) -> (ToolStatus<'static>, Effect) {
-    #[derive(Deserialize)]
-    struct Old {
-        #[serde(default)]
-        metadata: Object<OldMeta>,
-    }
-    #[derive(Deserialize, Default)]
-    #[serde(default)]
-    struct OldMeta {
-        exit_code: Num,
-    }
-    let exit_code = output
-        .find("Process exited with code ")
-        .and_then(|at| {
-            output[at + 25..]
-                .split(|c: char| !c.is_ascii_digit() && c != '-')
-                .next()?
-                .parse::<i64>()
-                .ok()
-        })
-        .or_else(|| {
-            crate::input::json::from_str::<Old>(output)
-                .ok()
-                .and_then(|o| o.metadata.0?.exit_code.as_i64())
-        });
-    let refused = output.starts_with("approval policy")
-        || output.contains("rejected by user")
-        || output.starts_with("exec command rejected");
-    let status = if refused {
-        ToolStatus::new("rejected", StatusClass::Rejected)
-    } else if exit_code.is_some_and(|c| c != 0) {
-        ToolStatus::new("failed", StatusClass::Failed)
-    } else {
-        ToolStatus::success()
+/// What the user typed, from a prompt as Codex logs it: without the context its IDE
+/// extension writes before the request (`# Context from my IDE setup:` … `## My request
+/// for Codex:`), and without the `<environment_context>` and `<user_instructions>` Codex
+/// adds. `None` when no words are left.
+fn users_words(prompt: &str) -> Option<String> {
+    const IDE: &str = "# Context from my IDE setup:";
+    const REQUEST: &str = "## My request for Codex:";
+    let request = match prompt.find(REQUEST) {
+        Some(at) if prompt.trim_start().starts_with(IDE) => &prompt[at + REQUEST.len()..],
+        _ => prompt,
     };
-    let effect = if wants.has(Wants::TOOL_DETAILS) {
-        Effect {
-            exit_code,
-            error: (status.class != StatusClass::Ok).then(|| crate::out::one_line(output, 200)),
-            ..Effect::default()
-        }
-    } else {
-        Effect::default()
-    };
-    (status, effect)
+    without_elements(request, &["environment_context", "user_instructions"])
 }
 
 #[cfg(test)]
@@ -700,29 +905,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn exit_codes_and_refusals_are_read_from_the_output() {
-        let ok = "Chunk ID: 1\nProcess exited with code 0\nOutput:\nhi\n";
-        assert_eq!(outcome_of(ok, Wants::ALL).0.class, StatusClass::Ok);
-        let failed = outcome_of("Process exited with code 3\n", Wants::ALL);
-        assert_eq!(failed.0.class, StatusClass::Failed);
-        assert_eq!(failed.1.exit_code, Some(3));
-        let old = r#"{"output":"x","metadata":{"exit_code":2,"duration_seconds":0.1}}"#;
-        assert_eq!(outcome_of(old, Wants::ALL).1.exit_code, Some(2));
-        let refused = "approval policy is Never; reject command — you cannot ask";
-        assert_eq!(
-            outcome_of(refused, Wants::ALL).0.class,
-            StatusClass::Rejected
-        );
-    }
-
-    #[test]
-    fn usage_is_the_increase_of_the_total() {
-        let base = Tokens([1000, 200, 0, 70, 0]);
-        let now = Tokens([2003, 403, 0, 143, 10]);
-        let u = now.since(Some(base));
-        assert_eq!(
-            (u.input, u.cache_read, u.output, u.reasoning),
-            (800, 203, 73, Some(10))
-        );
+    fn a_prompt_is_the_request_without_the_ides_context() {
+        let ide = "# Context from my IDE setup:\n\n## Open tabs:\n- a.ts: a.ts\n\n## My request for Codex:\nIs this done?\n";
+        assert_eq!(users_words(ide).as_deref(), Some("Is this done?"));
+        let plain = "Explain ## My request for Codex: as a heading";
+        assert_eq!(users_words(plain).as_deref(), Some(plain));
+        let context =
+            "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>\nfix the test";
+        assert_eq!(users_words(context).as_deref(), Some("fix the test"));
     }
 }

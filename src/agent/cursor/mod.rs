@@ -6,7 +6,7 @@
 //!
 //! | normalized | from |
 //! |---|---|
-//! | run start | `system/init` (or the first event of a run) |
+//! | run start | `system/init` (or the first event of a run); its prompt from the `user` line that echoes it |
 //! | text, segments | `assistant` (deduplicated), a `tool_call` ends a segment |
 //! | thinking | `thinking` `delta` / `completed` |
 //! | tool calls | `tool_call` `started` / `completed` (the variant key is the status) |
@@ -14,9 +14,15 @@
 //! | run end | `result`: success only for `subtype:"success"` with `is_error` not true; `json` prints the line on success, as the CLI's own json format |
 
 mod answer;
+mod legacy;
+mod spec;
+mod store;
+mod subagents;
 pub(crate) mod tool_call;
 pub(crate) mod transcript;
 pub(crate) mod wire;
+
+pub(crate) use spec::{Reader, SPEC};
 
 use std::borrow::Cow;
 
@@ -49,7 +55,8 @@ impl Dialect for Cursor {
     fn classify(&self, name: NameId) -> Class {
         match name {
             NameId::SYSTEM | NameId::RESULT => Class::lifecycle(Wants::NONE),
-            NameId::USER => Class::content(Wants::NONE),
+            // The stream echoes the prompt after its `init`.
+            NameId::USER => Class::content(Wants::PROMPT),
             NameId::ASSISTANT => Class::content(Wants::TEXT),
             NameId::THINKING => Class::content(Wants::THINKING),
             // A tool call also ends a segment of the answer.
@@ -69,6 +76,12 @@ impl Dialect for Cursor {
         let wants = sink.wants();
         match head.name {
             NameId::SYSTEM => self.system(line, head, sink),
+            NameId::USER if wants.has(Wants::PROMPT) => {
+                if let Some(prompt) = transcript::echoed_prompt(line.bytes) {
+                    sink.prompt_seen(&prompt);
+                }
+                Ok(())
+            }
             NameId::ASSISTANT if wants.has(Wants::TEXT) => {
                 match self.answer.assistant(line.bytes) {
                     Ok([]) => Ok(()),
@@ -233,7 +246,11 @@ impl Cursor {
                         ),
                     }
                 };
-                let native_json = (outcome == Outcome::Succeeded).then_some(line.bytes);
+                // Cursor's own JSON output prints nothing for a failed run.
+                let native_json = Some(match outcome {
+                    Outcome::Succeeded => line.bytes,
+                    _ => &[],
+                });
                 return sink.end_run(RunEnd {
                     outcome,
                     final_text: Some(ev.text().as_bytes()),

@@ -8,16 +8,19 @@
 //! {"id":"…","timestamp":"…","type":"user","content":[{"text":"<prompt>"}]}
 //! {"$set":{"lastUpdated":"…"}}
 //! {"id":"<m>","timestamp":"…","type":"gemini","content":"…","thoughts":[…],"tokens":{…},"model":"…"}
-//! {"id":"<m>",…,"toolCalls":[{"id","name","args","result":[{"functionResponse":…}],"status":"success"|"error"|"cancelled"}]}
+//! {"id":"<m>",…,"toolCalls":[{"id","name","args","result":[{"functionResponse":…}],"status":"success"|"error"|"cancelled","agentId"}]}
 //! {"id":"…","type":"user","content":[{"functionResponse":…}]}    the results, sent back
 //! {"$rewindTo":"<id>"}
+//! {"$subagent":"<id>","id":"…","type":"gemini",…}    a sub-agent's message, read in by the store
 //! ```
 //!
 //! | normalized | from |
 //! |---|---|
 //! | run start | a `user` message with text (not the `functionResponse`s that carry results back) |
-//! | text, thinking | a `gemini` message's `content` (a segment each) and its `thoughts` |
-//! | tool calls | a `gemini` message's `toolCalls`, each with its result and status (a call the policy denied is a rejection) |
+//! | working directory | the project root the chat's folder is of (`store::project_root`) |
+//! | text, thinking | a `gemini` message's `content` (a message each, kept apart by `text`) and its `thoughts` |
+//! | tool calls | a `gemini` message's `toolCalls`, each with its result (the `functionResponse`'s `output` or `error`, not the terminal cells shown) and status (a call the policy denied is a rejection) |
+//! | sub-agents | their messages' tokens and calls, under the call that names the sub-agent (`agentId`, 0.39 on), else under the sub-agent's id; their prompts and text are not the run's |
 //! | notices | `info`, `warning`, `error` messages; a `$rewindTo` |
 //! | run end | the next prompt, or the end of the log: success when the model's text came last; failed when an `error` message came, or when the CLI dropped the prompt from the history (a `$set` of the messages without it: what a failed model call leaves); else no result |
 //! | usage | each `gemini` message's `tokens` (`input` counts `cached`; `thoughts` are part of the output) |
@@ -25,9 +28,12 @@
 //! A message is written again with the same id when its tool calls or tokens arrive: the
 //! last one wins. So each message is held (a copy of its line) until a record with
 //! another id comes, and read then. The history inside a `$set` (a resumed session's
-//! restored messages) is never read as new messages.
+//! restored messages, the A2A server's checkpoints) is never read as new messages. A
+//! chat with no prompt (the A2A server's often holds only its first record) is still a
+//! session: the sink hears of it at the end.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -37,6 +43,7 @@ use crate::agent::event::{
     ToolEndRaw, ToolStatus, Usage, Wants,
 };
 use crate::agent::tools;
+use crate::agent::wire::{before_referenced_files, words_of};
 use crate::agent::{Class, Dialect, RawLine, Sink};
 use crate::input::json::{MaybeStr, rfc3339_ms};
 use crate::input::lenient::{Object, TokenCount};
@@ -46,6 +53,15 @@ use crate::out::diag::{Unreadable, unreadable};
 #[derive(Default)]
 pub(crate) struct Chat {
     session: Option<String>,
+    /// The project root of the chat being read, from its path.
+    cwd: Option<String>,
+    /// When the session started and was last written, as its records say.
+    started_ms: Option<u64>,
+    updated_ms: Option<u64>,
+    /// A run was read in this input, or the sink heard that the session has none.
+    ran: bool,
+    /// The call that started each sub-agent, by the sub-agent's id.
+    subagent_calls: HashMap<String, String>,
     /// The message held until a record with another id comes: its id and its line.
     held_id: Option<String>,
     held: Vec<u8>,
@@ -84,6 +100,9 @@ struct Message<'a> {
     tokens: Object<Tokens>,
     #[serde(rename = "toolCalls", borrow, default)]
     tool_calls: Option<Vec<ToolCallRecord<'a>>>,
+    /// The sub-agent whose message this is (the store marks them).
+    #[serde(rename = "$subagent", borrow, default)]
+    subagent: MaybeStr<'a>,
 }
 
 #[derive(Deserialize, Default)]
@@ -119,8 +138,9 @@ struct ToolCallRecord<'a> {
     status: MaybeStr<'a>,
     #[serde(borrow)]
     timestamp: MaybeStr<'a>,
-    #[serde(rename = "resultDisplay", borrow)]
-    result_display: Option<&'a RawValue>,
+    /// The sub-agent the call ran (0.39 on): its chat is `chats/<session>/<agentId>.jsonl`.
+    #[serde(rename = "agentId", borrow)]
+    agent_id: MaybeStr<'a>,
 }
 
 /// A part of a message's content.
@@ -139,6 +159,10 @@ struct Part<'a> {
 struct Untyped<'a> {
     #[serde(rename = "sessionId", borrow)]
     session_id: MaybeStr<'a>,
+    #[serde(rename = "startTime", borrow)]
+    start_time: MaybeStr<'a>,
+    #[serde(rename = "lastUpdated", borrow)]
+    last_updated: MaybeStr<'a>,
     #[serde(rename = "$set", borrow)]
     set: Option<Set<'a>>,
     #[serde(rename = "$rewindTo", borrow)]
@@ -150,6 +174,8 @@ struct Untyped<'a> {
 struct Set<'a> {
     #[serde(rename = "sessionId", borrow)]
     session_id: MaybeStr<'a>,
+    #[serde(rename = "lastUpdated", borrow)]
+    last_updated: MaybeStr<'a>,
     #[serde(borrow)]
     summary: MaybeStr<'a>,
     #[serde(borrow)]
@@ -197,10 +223,21 @@ impl Dialect for Chat {
         Ok(())
     }
 
+    fn input_named(&mut self, name: &str) {
+        self.cwd = super::store::project_root(std::path::Path::new(name));
+    }
+
     fn untyped<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> anyhow::Result<bool> {
         let Ok(record) = crate::input::json::from_line::<Untyped>(line.bytes) else {
             return Ok(false);
         };
+        let updated = record
+            .set
+            .as_ref()
+            .map_or(&record.last_updated, |s| &s.last_updated);
+        if let Some(ms) = updated.as_deref().and_then(rfc3339_ms) {
+            self.updated_ms = self.updated_ms.max(Some(ms));
+        }
         if let Some(set) = &record.set {
             // `lastUpdated` alone sits between a message and its second writing.
             if set.messages.is_none() && set.session_id.0.is_none() && set.summary.0.is_none() {
@@ -213,28 +250,11 @@ impl Dialect for Chat {
             // it: what was open did not go on.
             self.end(sink)?;
             self.session = Some(id.into_owned());
-        }
-        if let Some(id) = record.set.as_ref().and_then(|s| s.session_id.0.clone()) {
-            self.session = Some(id.into_owned());
+            let started = record.start_time.as_deref().and_then(rfc3339_ms);
+            self.started_ms = self.started_ms.or(started);
         }
         if let Some(set) = record.set {
-            if let Some(summary) = set.summary.as_deref() {
-                sink.title(self.session.as_deref(), summary);
-            }
-            // The history rewritten without the open run's prompt, which nothing answered
-            // yet: it failed.
-            if let (Some(messages), Some(prompt)) = (&set.messages, &self.prompt_id)
-                && sink.run_open()
-                && self.last == Last::Waiting
-                && !messages
-                    .iter()
-                    .any(|m| m.id.as_deref() == Some(prompt.as_str()))
-            {
-                self.error.get_or_insert_with(|| {
-                    "the model call failed (Gemini CLI dropped the prompt from the history)"
-                        .to_string()
-                });
-            }
+            self.set(set, sink);
         }
         if let Some(to) = record.rewind_to.as_deref()
             && sink.run_open()
@@ -258,15 +278,53 @@ impl Dialect for Chat {
 
     fn finish<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
         self.flush(sink)?;
-        self.end(sink)
+        self.end(sink)?;
+        if !std::mem::replace(&mut self.ran, true) && self.session.is_some() {
+            let info = RunInfo {
+                session_id: self.session.clone(),
+                cwd: self.cwd.clone(),
+                started_ms: self.started_ms,
+                ..RunInfo::new(Agent::Gemini)
+            };
+            sink.empty_session(&info, self.updated_ms);
+        }
+        Ok(())
     }
 
     fn start_afresh(&mut self) {
-        *self = Chat::default();
+        let cwd = self.cwd.take();
+        *self = Chat {
+            cwd,
+            ..Chat::default()
+        };
     }
 }
 
 impl Chat {
+    /// A `$set` that changes more than the time: the session's id, its title, or its
+    /// history rewritten.
+    fn set<S: Sink>(&mut self, set: Set<'_>, sink: &mut S) {
+        if let Some(id) = set.session_id.0 {
+            self.session = Some(id.into_owned());
+        }
+        if let Some(summary) = set.summary.as_deref() {
+            sink.title(self.session.as_deref(), summary);
+        }
+        // The history rewritten without the open run's prompt, which nothing answered
+        // yet: it failed.
+        if let (Some(messages), Some(prompt)) = (&set.messages, &self.prompt_id)
+            && sink.run_open()
+            && self.last == Last::Waiting
+            && !messages
+                .iter()
+                .any(|m| m.id.as_deref() == Some(prompt.as_str()))
+        {
+            self.error.get_or_insert_with(|| {
+                "the model call failed (Gemini CLI dropped the prompt from the history)".to_string()
+            });
+        }
+    }
+
     /// Reads the held message: no record with its id can come any more.
     fn flush<S: Sink>(&mut self, sink: &mut S) -> anyhow::Result<()> {
         if self.held.is_empty() {
@@ -286,49 +344,86 @@ impl Chat {
             Err(e) => return sink.unreadable(Unreadable::of(NameId::GEMINI), line, &e),
         };
         let at_ms = msg.timestamp.as_deref().and_then(rfc3339_ms);
+        if let Some(agent) = msg.subagent.0.clone() {
+            return self.subagent_message(msg, &agent, line, at_ms, sink);
+        }
         match msg.kind.as_deref().unwrap_or("") {
             "user" => {
                 let (words, results) = parts(msg.content);
-                if results || words.is_none() {
-                    self.seen(at_ms, sink);
-                    return Ok(());
+                match words {
+                    Some(prompt) if !results => self.prompt(prompt, msg.id.0, at_ms, sink),
+                    _ => {
+                        self.seen(at_ms, sink);
+                        Ok(())
+                    }
                 }
-                self.end(sink)?;
-                self.prompt_id = msg.id.0.map(Cow::into_owned);
-                self.last_ms = at_ms;
-                sink.start_run(RunInfo {
-                    session_id: self.session.clone(),
-                    prompt: words,
-                    started_ms: at_ms,
-                    ..RunInfo::new(Agent::Gemini)
-                })
             }
             "gemini" => self.answer(msg, line, at_ms, sink),
-            kind @ ("info" | "warning" | "error") => {
-                if !sink.run_open() {
-                    return Ok(());
-                }
-                self.seen(at_ms, sink);
-                let (text, _) = parts(msg.content);
-                let text = text.unwrap_or_default();
-                if kind == "error" {
-                    self.error.get_or_insert_with(|| text.clone());
-                }
-                if sink.wants().has(Wants::NOTICES) {
-                    let kind = match kind {
-                        "error" => NoticeKind::Error,
-                        "warning" => NoticeKind::Warning,
-                        _ => NoticeKind::Warning,
-                    };
-                    sink.event(Event::Notice(&Notice {
-                        kind,
-                        text: Cow::Owned(text),
-                    }))?;
-                }
-                Ok(())
-            }
+            kind @ ("info" | "warning" | "error") => self.notice(kind, msg.content, at_ms, sink),
             _ => Ok(()),
         }
+    }
+
+    /// A prompt: the open run ends, a run starts.
+    fn prompt<S: Sink>(
+        &mut self,
+        prompt: String,
+        id: Option<Cow<'_, str>>,
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        self.end(sink)?;
+        self.prompt_id = id.map(Cow::into_owned);
+        self.last_ms = at_ms;
+        // The user's words, without the files an `@` added after them.
+        let prompt = words_of(before_referenced_files(&prompt));
+        self.open_run(prompt, at_ms, sink)
+    }
+
+    fn open_run<S: Sink>(
+        &mut self,
+        prompt: Option<String>,
+        started_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        self.ran = true;
+        sink.start_run(RunInfo {
+            session_id: self.session.clone(),
+            cwd: self.cwd.clone(),
+            prompt,
+            started_ms,
+            messages_apart: true,
+            ..RunInfo::new(Agent::Gemini)
+        })
+    }
+
+    /// An `info`, `warning` or `error` message: a notice; an error fails the run.
+    fn notice<S: Sink>(
+        &mut self,
+        kind: &str,
+        content: Option<&RawValue>,
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        if !sink.run_open() {
+            return Ok(());
+        }
+        self.seen(at_ms, sink);
+        let text = parts(content).0.unwrap_or_default();
+        if kind == "error" {
+            self.error.get_or_insert_with(|| text.clone());
+        }
+        if sink.wants().has(Wants::NOTICES) {
+            let kind = match kind {
+                "error" => NoticeKind::Error,
+                _ => NoticeKind::Warning,
+            };
+            sink.event(Event::Notice(&Notice {
+                kind,
+                text: Cow::Owned(text),
+            }))?;
+        }
+        Ok(())
     }
 
     fn seen<S: Sink>(&mut self, at_ms: Option<u64>, sink: &S) {
@@ -346,61 +441,19 @@ impl Chat {
         sink: &mut S,
     ) -> anyhow::Result<()> {
         if !sink.run_open() {
-            sink.ensure_run(Agent::Gemini)?;
+            // A log cut at the front: its first run's prompt is gone.
+            self.open_run(None, None, sink)?;
         }
         self.seen(at_ms, sink);
         if let Some(model) = msg.model.as_deref() {
             sink.model_seen(model);
         }
-        if let Some(t) = &msg.tokens.0 {
-            if TokenCount::any_bad(&[t.input, t.output, t.cached, t.thoughts]) {
-                sink.unreadable(
-                    unreadable!("usage"),
-                    line,
-                    &"a token count that is no count: left out of the totals",
-                )?;
-            } else {
-                let cached = t.cached.get();
-                let thoughts = t.thoughts.get();
-                let usage = Usage {
-                    input: t.input.get().saturating_sub(cached),
-                    output: t.output.get() + thoughts,
-                    cache_read: cached,
-                    reasoning: Some(thoughts),
-                    ..Usage::default()
-                };
-                sink.event(Event::Billed(&Billed {
-                    usage,
-                    model: msg.model.as_deref(),
-                    at_ms,
-                    id: msg.id.as_deref(),
-                }))?;
-            }
-        }
+        self.bill(&msg, line, at_ms, sink)?;
         let wants = sink.wants();
         if wants.has(Wants::THINKING) {
-            let thoughts = msg.thoughts.unwrap_or_default();
-            let n = thoughts.len();
-            for (i, t) in thoughts.iter().enumerate() {
-                let mut text = String::new();
-                if wants.has(Wants::THINKING_TEXT) {
-                    if let Some(s) = t.subject.as_deref().filter(|s| !s.is_empty()) {
-                        text.push_str(s);
-                        text.push_str(": ");
-                    }
-                    text.push_str(t.description.as_deref().unwrap_or(""));
-                    if i + 1 < n {
-                        text.push('\n');
-                    }
-                }
-                sink.event(Event::Thinking {
-                    text: text.as_bytes(),
-                    done: i + 1 == n,
-                })?;
-            }
+            thoughts(msg.thoughts.as_deref().unwrap_or_default(), wants, sink)?;
         }
-        let (text, _) = parts(msg.content);
-        let text = text.unwrap_or_default();
+        let text = parts(msg.content).0.unwrap_or_default();
         if !text.is_empty() {
             self.last = Last::Text;
             self.answer.clear();
@@ -414,59 +467,118 @@ impl Chat {
         if !calls.is_empty() {
             self.last = Last::Tool;
         }
+        for call in calls {
+            self.tool_call(call, None, sink)?;
+        }
+        Ok(())
+    }
+
+    /// A sub-agent's message: a `gemini` one's tokens and tool calls are the run's (its
+    /// calls under the call that started the sub-agent); its prompts and text are not.
+    fn subagent_message<S: Sink>(
+        &mut self,
+        msg: Message<'_>,
+        agent: &str,
+        line: &[u8],
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        if msg.kind.as_deref() != Some("gemini") {
+            return Ok(());
+        }
+        if !sink.run_open() {
+            self.open_run(None, None, sink)?;
+        }
+        self.seen(at_ms, sink);
+        self.bill(&msg, line, at_ms, sink)?;
+        let parent = self
+            .subagent_calls
+            .get(agent)
+            .map_or(agent, String::as_str)
+            .to_string();
+        for call in msg.tool_calls.unwrap_or_default() {
+            self.tool_call(call, Some(&parent), sink)?;
+        }
+        Ok(())
+    }
+
+    /// A `gemini` message's tokens.
+    fn bill<S: Sink>(
+        &mut self,
+        msg: &Message<'_>,
+        line: &[u8],
+        at_ms: Option<u64>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        let Some(t) = &msg.tokens.0 else {
+            return Ok(());
+        };
+        if TokenCount::any_bad(&[t.input, t.output, t.cached, t.thoughts]) {
+            return sink.unreadable(
+                unreadable!("usage"),
+                line,
+                &"a token count that is no count: left out of the totals",
+            );
+        }
+        let cached = t.cached.get();
+        let thoughts = t.thoughts.get();
+        let usage = Usage {
+            input: t.input.get().saturating_sub(cached),
+            output: t.output.get() + thoughts,
+            cache_read: cached,
+            reasoning: Some(thoughts),
+            ..Usage::default()
+        };
+        sink.event(Event::Billed(&Billed {
+            usage,
+            model: msg.model.as_deref(),
+            at_ms,
+            id: msg.id.as_deref(),
+        }))
+    }
+
+    /// A tool call, whole: it is written once it ended, with its result.
+    fn tool_call<S: Sink>(
+        &mut self,
+        c: ToolCallRecord<'_>,
+        parent: Option<&str>,
+        sink: &mut S,
+    ) -> anyhow::Result<()> {
+        if let (Some(agent), Some(id)) = (c.agent_id.as_deref(), c.id.as_deref()) {
+            self.subagent_calls
+                .insert(agent.to_string(), id.to_string());
+        }
+        let wants = sink.wants();
         if !wants.has(Wants::TOOLS) {
             return Ok(());
         }
-        for c in calls {
-            let name = c.name.0.clone().unwrap_or(Cow::Borrowed("unknown"));
-            let mut call = tools::call(c.id.0.clone(), name, c.args, wants);
-            call.at_ms = c.timestamp.as_deref().and_then(rfc3339_ms);
+        let name = c.name.0.clone().unwrap_or(Cow::Borrowed("unknown"));
+        let mut call = tools::call(c.id.0.clone(), name, c.args, wants);
+        call.at_ms = c.timestamp.as_deref().and_then(rfc3339_ms);
+        call.parent = parent.map(|p| Cow::Owned(p.to_string()));
+        // A start without an id is paired with no end: the end alone says it all.
+        if call.id.is_some() {
             sink.tool_started(call.clone())?;
-            let response = c.result.and_then(response_of);
-            let error = response.as_ref().and_then(|r| r.error.clone());
-            let status = match c.status.as_deref() {
-                Some("success") => ToolStatus::success(),
-                Some(word) => {
-                    let denied = error
-                        .as_deref()
-                        .is_some_and(|e| e.contains("denied by policy"));
-                    let class = if denied || word == "cancelled" {
-                        StatusClass::Rejected
-                    } else {
-                        StatusClass::Failed
-                    };
-                    ToolStatus::new(
-                        if denied {
-                            "rejected".to_string()
-                        } else {
-                            word.to_string()
-                        },
-                        class,
-                    )
-                }
-                None => ToolStatus::unknown(),
-            };
-            let effect = if wants.has(Wants::TOOL_DETAILS) {
-                Effect {
-                    error: error.filter(|_| status.class != StatusClass::Ok),
-                    ..Effect::default()
-                }
-            } else {
-                Effect::default()
-            };
-            sink.tool_ended(ToolEndRaw {
-                call,
-                status,
-                result: c
-                    .result_display
-                    .or(c.result)
-                    .filter(|_| wants.has(Wants::TOOL_RAW))
-                    .map(Cow::Borrowed),
-                effect,
-                ended_ms: None,
-            })?;
         }
-        Ok(())
+        let response = c.result.and_then(response_of).unwrap_or_default();
+        let status = status_of(c.status.as_deref(), response.error.as_deref());
+        let effect = Effect {
+            error: response
+                .error
+                .filter(|_| status.class != StatusClass::Ok && wants.has(Wants::TOOL_DETAILS)),
+            ..Effect::default()
+        };
+        sink.tool_ended(ToolEndRaw {
+            call,
+            status,
+            result: response
+                .shown
+                .or(c.result)
+                .filter(|_| wants.has(Wants::TOOL_RAW))
+                .map(Cow::Borrowed),
+            effect,
+            ended_ms: None,
+        })
     }
 
     /// The open run ends as its last word says.
@@ -497,6 +609,48 @@ impl Chat {
     }
 }
 
+/// A `gemini` message's thoughts, each `subject: description`.
+fn thoughts<S: Sink>(thoughts: &[Thought<'_>], wants: Wants, sink: &mut S) -> anyhow::Result<()> {
+    let n = thoughts.len();
+    for (i, t) in thoughts.iter().enumerate() {
+        let mut text = String::new();
+        if wants.has(Wants::THINKING_TEXT) {
+            if let Some(s) = t.subject.as_deref().filter(|s| !s.is_empty()) {
+                text.push_str(s);
+                text.push_str(": ");
+            }
+            text.push_str(t.description.as_deref().unwrap_or(""));
+            if i + 1 < n {
+                text.push('\n');
+            }
+        }
+        sink.event(Event::Thinking {
+            text: text.as_bytes(),
+            done: i + 1 == n,
+        })?;
+    }
+    Ok(())
+}
+
+/// A call's status: its record's word (a call the policy denied, or one cancelled, is a
+/// rejection).
+fn status_of(word: Option<&str>, error: Option<&str>) -> ToolStatus<'static> {
+    match word {
+        Some("success") => ToolStatus::success(),
+        Some(word) => {
+            let denied = error.is_some_and(|e| e.contains("denied by policy"));
+            let class = if denied || word == "cancelled" {
+                StatusClass::Rejected
+            } else {
+                StatusClass::Failed
+            };
+            let word = if denied { "rejected" } else { word };
+            ToolStatus::new(word.to_string(), class)
+        }
+        None => ToolStatus::unknown(),
+    }
+}
+
 /// A message's content: its words (text parts, or the string), and whether it carries
 /// function responses.
 fn parts(content: Option<&RawValue>) -> (Option<String>, bool) {
@@ -512,12 +666,17 @@ fn parts(content: Option<&RawValue>) -> (Option<String>, bool) {
     ((!words.is_empty()).then(|| words.concat()), results)
 }
 
-/// A call's result: `[{"functionResponse":{"response":{"output"|"error":…}}}]`.
-struct Response {
+/// A call's result, `[{"functionResponse":{"response":{"output"|"error":…}}}]`: the
+/// model's view of it, as the stream's `tool_result` gives it (the record's
+/// `resultDisplay` is what the terminal showed: for a shell, rows of styled cells).
+#[derive(Default)]
+struct Response<'a> {
     error: Option<String>,
+    /// The `output`, else the `error`, as written.
+    shown: Option<&'a RawValue>,
 }
 
-fn response_of(result: &RawValue) -> Option<Response> {
+fn response_of(result: &RawValue) -> Option<Response<'_>> {
     #[derive(Deserialize)]
     struct Item<'a> {
         #[serde(rename = "functionResponse", borrow, default)]
@@ -531,13 +690,19 @@ fn response_of(result: &RawValue) -> Option<Response> {
     #[derive(Deserialize)]
     struct R<'a> {
         #[serde(borrow, default)]
-        error: MaybeStr<'a>,
+        output: Option<&'a RawValue>,
+        #[serde(borrow, default)]
+        error: Option<&'a RawValue>,
     }
     let items: Vec<Item> = crate::input::json::from_str(result.get()).ok()?;
-    let error = items
+    let response = items
         .into_iter()
-        .filter_map(|i| i.function_response?.response?.error.0)
-        .next()
-        .map(Cow::into_owned);
-    Some(Response { error })
+        .find_map(|i| i.function_response?.response)?;
+    let error = response.error.map(|e| {
+        crate::input::json::from_str::<String>(e.get()).unwrap_or_else(|_| e.get().to_string())
+    });
+    Some(Response {
+        error,
+        shown: response.output.or(response.error),
+    })
 }

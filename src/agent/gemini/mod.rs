@@ -13,7 +13,7 @@
 //!
 //! | normalized | from |
 //! |---|---|
-//! | run start | `init` (before 0.42 a notice may be glued before it on the same line: the input side finds the event) |
+//! | run start | `init` (before 0.42 a notice may be glued before it on the same line: the input side finds the event); its prompt from the user `message` that echoes it |
 //! | text | assistant `message` deltas; the first delta of 0.13–0.25, the CLI's own `-p` deprecation notice, is a notice, not the answer |
 //! | segments | a round of tool calls |
 //! | tool calls | `tool_use` → `tool_result` by `tool_id`; the status word is the error's `type` |
@@ -22,6 +22,10 @@
 //! | final answer | the text after the last tool round: the stream has no final text, so it is kept while the run goes |
 
 pub(crate) mod chat;
+mod spec;
+pub(crate) mod store;
+
+pub(crate) use spec::{Reader, SPEC};
 
 use std::borrow::Cow;
 
@@ -33,7 +37,7 @@ use super::event::{
     ToolEndRaw, ToolStatus, Usage, Wants,
 };
 use super::tools;
-use super::wire::end_unreadable;
+use super::wire::{before_referenced_files, end_unreadable, words_of};
 use super::{Class, Dialect, RawLine, Sink, mentions};
 use crate::agent::event::Outcome;
 use crate::input::json::{
@@ -134,6 +138,18 @@ fn fast_message<'a>(line: &'a [u8], decoded: &'a mut Vec<u8>) -> Option<(&'a [u8
     Some((role, &decoded[..]))
 }
 
+/// A user message: the prompt as typed (with piped input, that input), without the
+/// files an `@` added after it.
+fn prompt<S: Sink>(content: &[u8], sink: &mut S) {
+    if !sink.wants().has(Wants::PROMPT) {
+        return;
+    }
+    let content = String::from_utf8_lossy(content);
+    if let Some(words) = words_of(before_referenced_files(&content)) {
+        sink.prompt_seen(&words);
+    }
+}
+
 /// `result.stats`: `input_tokens` counts the cached ones, `input` does not (0.22+).
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -172,7 +188,8 @@ impl Dialect for Gemini {
     fn classify(&self, name: NameId) -> Class {
         match name {
             NameId::INIT | NameId::RESULT => Class::lifecycle(Wants::NONE),
-            NameId::MESSAGE => Class::content(Wants::TEXT | Wants::FINAL),
+            // A user message is the prompt, echoed.
+            NameId::MESSAGE => Class::content(Wants::TEXT | Wants::FINAL | Wants::PROMPT),
             NameId::TOOL_USE | NameId::TOOL_RESULT => {
                 Class::content(Wants::TEXT | Wants::FINAL | Wants::TOOLS)
             }
@@ -224,6 +241,10 @@ impl Dialect for Gemini {
             NameId::MESSAGE if ev.role.as_deref() == Some("assistant") => {
                 self.assistant(ev.content.as_deref().unwrap_or("").as_bytes(), sink)
             }
+            NameId::MESSAGE if ev.role.as_deref() == Some("user") => {
+                prompt(ev.content.as_deref().unwrap_or("").as_bytes(), sink);
+                Ok(())
+            }
             NameId::TOOL_USE => self.tool_use(ev, sink),
             NameId::TOOL_RESULT => self.tool_result(ev, sink),
             NameId::ERROR if wants.has(Wants::NOTICES) => {
@@ -271,6 +292,10 @@ impl Gemini {
         let mut decoded = std::mem::take(&mut self.decoded);
         let read = fast_message(line, &mut decoded).map(|(role, content)| match role {
             b"assistant" => self.assistant(content, sink),
+            b"user" => {
+                prompt(content, sink);
+                Ok(())
+            }
             _ => Ok(()),
         });
         self.decoded = decoded;

@@ -42,18 +42,23 @@ pub(crate) fn lines(
         .name("opencode-db".into())
         .spawn(move || {
             let mut out = Out {
-                buf: Vec::with_capacity(CHUNK),
+                lines: Lines(Vec::with_capacity(CHUNK)),
                 tx,
             };
-            if let Err(e) = write_sessions(&conn, &pick, &mut out) {
-                let _ = out.tx.send(Err(io::Error::other(format!(
-                    "reading the OpenCode database: {e}"
-                ))));
-            } else {
-                out.flush();
-            }
+            let written = write_sessions(&conn, &pick, &mut out);
+            // The private copy goes before the reader hears of the end: the process may
+            // exit as soon as it has, and the copy would be left behind.
             drop(conn);
             drop(dir);
+            match written {
+                Ok(()) => out.flush(),
+                Err(e) => {
+                    out.flush();
+                    let _ = out.tx.send(Err(io::Error::other(format!(
+                        "reading the OpenCode database: {e}"
+                    ))));
+                }
+            }
         })
         .map_err(|e| e.to_string())?;
     Ok(Chunks {
@@ -101,45 +106,80 @@ fn check_schema(conn: &Connection) -> Result<(), String> {
 }
 
 struct Out {
-    buf: Vec<u8>,
+    lines: Lines,
     tx: SyncSender<io::Result<Vec<u8>>>,
 }
 
 impl Out {
-    fn line(&mut self, value: &impl serde::Serialize) -> Result<(), String> {
-        serde_json::to_writer(&mut self.buf, value).map_err(|e| e.to_string())?;
-        self.buf.push(b'\n');
-        if self.buf.len() >= CHUNK {
+    /// Hands the lines made so far to the reader once they are a chunk.
+    fn flush_full(&mut self) {
+        if self.lines.0.len() >= CHUNK {
             self.flush();
         }
-        Ok(())
     }
 
     fn flush(&mut self) {
-        if !self.buf.is_empty() {
-            let chunk = std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK));
+        if !self.lines.0.is_empty() {
+            let chunk = std::mem::replace(&mut self.lines.0, Vec::with_capacity(CHUNK));
             // The reader is gone (the view stopped early): nothing more is wanted.
             let _ = self.tx.send(Ok(chunk));
         }
     }
 }
 
-/// A session row, as its line gives it.
-#[derive(serde::Serialize)]
-struct Session {
-    id: String,
-    title: Option<String>,
-    directory: Option<String>,
-    #[serde(rename = "parentID")]
-    parent_id: Option<String>,
-    version: Option<String>,
-    time: Times,
+/// Lines being made, one JSON value each (the database's, and the JSON storage's of
+/// [`super::storage`]).
+#[derive(Default)]
+pub(super) struct Lines(pub(super) Vec<u8>);
+
+impl Lines {
+    fn line(&mut self, value: &impl serde::Serialize) -> Result<(), String> {
+        serde_json::to_writer(&mut self.0, value).map_err(|e| e.to_string())?;
+        self.0.push(b'\n');
+        Ok(())
+    }
+
+    /// A row (or a file) that does not read, as a line that is not JSON: the reading
+    /// reports it at its line (`--strict` stops there) and goes on with the next, as with
+    /// a log's bad line.
+    pub(super) fn unreadable_row(&mut self, table: &str, id: &str, session: &str, why: &str) {
+        // The row first: the report shows the line's start only.
+        let text = format!("{table} {id} is not read: {why} (session {session})");
+        // One line, whatever the error says.
+        self.0.extend(
+            text.bytes()
+                .map(|b| if b == b'\n' || b == b'\r' { b' ' } else { b }),
+        );
+        self.0.push(b'\n');
+    }
 }
 
-#[derive(serde::Serialize)]
-struct Times {
-    created: Option<i64>,
-    updated: Option<i64>,
+/// A session row, as its line gives it.
+#[derive(serde::Serialize, Default)]
+pub(super) struct Session {
+    pub(super) id: String,
+    pub(super) title: Option<String>,
+    pub(super) directory: Option<String>,
+    #[serde(rename = "parentID")]
+    pub(super) parent_id: Option<String>,
+    pub(super) version: Option<String>,
+    pub(super) time: Times,
+}
+
+#[derive(serde::Serialize, serde::Deserialize, Default)]
+pub(super) struct Times {
+    pub(super) created: Option<i64>,
+    pub(super) updated: Option<i64>,
+}
+
+/// A session's first line.
+pub(super) fn session_line(session: &Session, lines: &mut Lines) -> Result<(), String> {
+    lines.line(&SessionLine {
+        kind: "session",
+        timestamp: session.time.created,
+        session_id: &session.id,
+        session,
+    })
 }
 
 #[derive(serde::Serialize)]
@@ -192,19 +232,14 @@ fn write_sessions(conn: &Connection, pick: &Pick, out: &mut Out) -> Result<(), S
         {
             continue;
         }
-        out.line(&SessionLine {
-            kind: "session",
-            timestamp: session.time.created,
-            session_id: &session.id,
-            session,
-        })?;
+        session_line(session, &mut out.lines)?;
         write_messages(conn, &session.id, out)?;
     }
     Ok(())
 }
 
 /// A message's `data` or a part's, with the ids the row keeps beside it.
-fn with_ids(data: &str, ids: &[(&str, &str)]) -> Result<Box<RawValue>, String> {
+pub(super) fn with_ids(data: &str, ids: &[(&str, &str)]) -> Result<Box<RawValue>, String> {
     let mut map: serde_json::Map<String, serde_json::Value> =
         serde_json::from_str(data).map_err(|e| format!("a row's data is not JSON: {e}"))?;
     for (key, value) in ids {
@@ -223,7 +258,7 @@ struct MessageLine<'a> {
     session_id: &'a str,
     message: &'a RawValue,
     #[serde(skip_serializing_if = "Option::is_none")]
-    parts: Option<Vec<Box<RawValue>>>,
+    parts: Option<&'a [Box<RawValue>]>,
 }
 
 #[derive(serde::Serialize)]
@@ -283,75 +318,127 @@ fn write_messages(conn: &Connection, session: &str, out: &mut Out) -> Result<(),
             Ok((
                 row.get::<_, String>(0)?,
                 row.get::<_, Option<i64>>(1)?,
-                row.get::<_, String>(2)?,
+                row.get::<_, String>(2),
             ))
         })
         .map_err(|e| e.to_string())?;
     for row in rows {
         let (id, created, data) = row.map_err(|e| e.to_string())?;
-        let message = with_ids(&data, &[("id", &id), ("sessionID", session)])?;
-        let info: Data = serde_json::from_str(message.get()).unwrap_or_default();
-        let part_rows: Vec<(String, String)> = parts
-            .query_map(params![id], |row| Ok((row.get(0)?, row.get(1)?)))
-            .map_err(|e| e.to_string())?
-            .collect::<Result<_, _>>()
-            .map_err(|e| e.to_string())?;
-        let mut part_values = Vec::with_capacity(part_rows.len());
-        for (part_id, data) in &part_rows {
-            part_values.push(with_ids(
-                data,
-                &[("id", part_id), ("messageID", &id), ("sessionID", session)],
-            )?);
+        let message = data
+            .map_err(|e| e.to_string())
+            .and_then(|data| with_ids(&data, &[("id", &id), ("sessionID", session)]));
+        match message {
+            Ok(message) => {
+                let parts = read_parts(&mut parts, &id, session, &mut out.lines)?;
+                write_message(&message, &parts, created, session, &mut out.lines)?;
+            }
+            Err(why) => out.lines.unreadable_row("message", &id, session, &why),
         }
-        if info.role.as_deref() == Some("user") {
-            out.line(&MessageLine {
-                kind: "user",
-                timestamp: created,
-                session_id: session,
-                message: &message,
-                parts: Some(part_values),
-            })?;
-            continue;
-        }
-        out.line(&MessageLine {
-            kind: info.role.as_deref().unwrap_or("assistant"),
-            timestamp: created,
-            session_id: session,
-            message: &message,
-            parts: None,
-        })?;
-        for part in &part_values {
-            let data: Data = serde_json::from_str(part.get()).unwrap_or_default();
-            let kind = data.kind.as_deref().unwrap_or("part");
-            let at = data
-                .time
-                .as_ref()
-                .and_then(|t| t.end.or(t.completed).or(t.start).or(t.created))
-                .map(|t| t as i64)
-                .or(created);
-            out.line(&PartLine {
-                kind: stream_type(kind),
-                timestamp: at,
-                session_id: session,
-                part,
-            })?;
-        }
-        if let Some(error) = info.error {
-            let at = info
-                .time
-                .as_ref()
-                .and_then(|t| t.completed.or(t.created))
-                .map(|t| t as i64)
-                .or(created);
-            out.line(&ErrorLine {
-                kind: "error",
-                timestamp: at,
-                session_id: session,
-                error,
-            })?;
-        }
+        out.flush_full();
     }
     Ok(())
+}
+
+/// A message's parts, each with its ids; a part that does not read is reported (and left
+/// out) where it would have been.
+fn read_parts(
+    parts: &mut rusqlite::Statement<'_>,
+    message: &str,
+    session: &str,
+    lines: &mut Lines,
+) -> Result<Vec<Box<RawValue>>, String> {
+    let rows: Vec<(String, Result<String, String>)> = parts
+        .query_map(params![message], |row| {
+            Ok((row.get(0)?, row.get(1).map_err(|e| e.to_string())))
+        })
+        .map_err(|e| e.to_string())?
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let mut values = Vec::with_capacity(rows.len());
+    for (id, data) in rows {
+        let ids = [
+            ("id", id.as_str()),
+            ("messageID", message),
+            ("sessionID", session),
+        ];
+        match data.and_then(|data| with_ids(&data, &ids)) {
+            Ok(value) => values.push(value),
+            Err(why) => lines.unreadable_row("part", &id, session, &why),
+        }
+    }
+    Ok(values)
+}
+
+/// A message's lines: a user's with its parts; an answer's, then a line for each of its
+/// parts (as the stream's events), then its error if it failed.
+pub(super) fn write_message(
+    message: &RawValue,
+    parts: &[Box<RawValue>],
+    created: Option<i64>,
+    session: &str,
+    out: &mut Lines,
+) -> Result<(), String> {
+    let info: Data = serde_json::from_str(message.get()).unwrap_or_default();
+    if info.role.as_deref() == Some("user") {
+        return out.line(&MessageLine {
+            kind: "user",
+            timestamp: created,
+            session_id: session,
+            message,
+            parts: Some(parts),
+        });
+    }
+    out.line(&MessageLine {
+        kind: info.role.as_deref().unwrap_or("assistant"),
+        timestamp: created,
+        session_id: session,
+        message,
+        parts: None,
+    })?;
+    let completed = info
+        .time
+        .as_ref()
+        .and_then(|t| t.completed)
+        .map(|t| t as i64);
+    for part in parts {
+        let data: Data = serde_json::from_str(part.get()).unwrap_or_default();
+        let kind = data.kind.as_deref().unwrap_or("part");
+        // A part's own time (0.x wrote 0 for none); a step's end, which keeps none, is its
+        // message's completion.
+        let at = data
+            .time
+            .as_ref()
+            .and_then(|t| {
+                [t.end, t.completed, t.start, t.created]
+                    .into_iter()
+                    .flatten()
+                    .find(|t| *t > 0.0)
+            })
+            .map(|t| t as i64)
+            .or(completed.filter(|_| kind == "step-finish"))
+            .or(created);
+        out.line(&PartLine {
+            kind: stream_type(kind),
+            timestamp: at,
+            session_id: session,
+            part,
+        })?;
+    }
+    let Some(error) = info.error else {
+        return Ok(());
+    };
+    let at = info
+        .time
+        .as_ref()
+        .and_then(|t| t.completed.or(t.created))
+        .map(|t| t as i64)
+        .or(created);
+    out.line(&ErrorLine {
+        kind: "error",
+        timestamp: at,
+        session_id: session,
+        error,
+    })
 }
 
 /// The type `opencode run --format json` gives a part's event.

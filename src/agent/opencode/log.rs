@@ -5,8 +5,9 @@
 //! | normalized | from |
 //! |---|---|
 //! | run start | a `user` message (a session is one run per prompt): its text parts are the prompt; the session's directory is the run's |
+//! | not a run | a `user` message whose text is all `synthetic`: the user's own shell command (`!ls`), with the answer that ran it (`parentID`) |
 //! | model | the `assistant` message's `modelID` |
-//! | run end | the next prompt, or the session's end: as the stream's (an `error` fails it; a last step finished with reason `stop` succeeds; else it did not finish) |
+//! | run end | the next prompt, or the session's end: as the stream's (an `error` fails it, but `MessageAbortedError`, the user's stop: no result; a last step finished with reason `stop` succeeds, or before 1.1 with none when its message completed without an error and the step called no tool; else it did not finish) |
 
 use std::borrow::Cow;
 
@@ -25,6 +26,11 @@ pub(crate) struct OpenCodeLog {
     inner: OpenCode,
     /// The session being read: its directory.
     directory: Option<String>,
+    /// The last `user` message was the user's own shell command: its id (empty when it
+    /// has none).
+    shell: Option<String>,
+    /// The message being read answers it: its parts are not the model's.
+    skipping: bool,
 }
 
 #[derive(Deserialize)]
@@ -59,8 +65,21 @@ struct MessageLine<'a> {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Message<'a> {
+    #[serde(borrow)]
+    id: MaybeStr<'a>,
+    #[serde(rename = "parentID", borrow)]
+    parent_id: MaybeStr<'a>,
     #[serde(rename = "modelID", borrow)]
     model_id: MaybeStr<'a>,
+    time: Object<MessageTime>,
+    #[serde(borrow)]
+    error: Option<&'a serde_json::value::RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct MessageTime {
+    completed: Num,
 }
 
 #[derive(Deserialize, Default)]
@@ -85,7 +104,12 @@ impl Dialect for OpenCodeLog {
             other => match self.inner.classify(other) {
                 // The parts the stream has no event for (`patch`, `file`, `snapshot`, …).
                 class if !class.known => Class::noise(Wants::NONE),
-                class => class,
+                // The dialect opens the runs (a part of the user's shell command opens
+                // none).
+                class => Class {
+                    opens: false,
+                    ..class
+                },
             },
         }
     }
@@ -110,6 +134,8 @@ impl Dialect for OpenCodeLog {
                     sink.title(session.id.as_deref(), title);
                 }
                 self.directory = session.directory.0.map(Cow::into_owned);
+                self.shell = None;
+                self.skipping = false;
                 Ok(())
             }
             NameId::USER | NameId::ASSISTANT => {
@@ -120,15 +146,18 @@ impl Dialect for OpenCodeLog {
                     }
                 };
                 if head.name == NameId::ASSISTANT {
-                    let model = msg.message.0.as_ref().and_then(|m| m.model_id.as_deref());
-                    if let Some(model) = model {
-                        sink.model_seen(model);
-                    }
-                    self.inner.model = model.map(str::to_owned);
+                    return self.answer(msg.message.0.unwrap_or_default(), sink);
+                }
+                self.skipping = false;
+                if is_shell_command(msg.parts.as_deref()) {
+                    let id = msg.message.0.as_ref().and_then(|m| m.id.as_deref());
+                    self.shell = Some(id.unwrap_or("").to_owned());
                     return Ok(());
                 }
+                self.shell = None;
                 self.prompt(msg, sink)
             }
+            _ if self.skipping => Ok(()),
             _ => self.inner.decode(line, head, sink),
         }
     }
@@ -143,10 +172,49 @@ impl Dialect for OpenCodeLog {
 
     fn start_afresh(&mut self) {
         self.directory = None;
+        self.shell = None;
+        self.skipping = false;
     }
 }
 
+/// Whether a user's message is a shell command the user ran (`!ls`): OpenCode writes it
+/// as a text part of its own, `synthetic` ("The following tool was executed by the
+/// user"), and nothing else of the user's.
+fn is_shell_command(parts: Option<&[Part<'_>]>) -> bool {
+    let mut texts = parts
+        .unwrap_or_default()
+        .iter()
+        .filter(|p| p.kind.as_deref() == Some("text"))
+        .peekable();
+    texts.peek().is_some() && texts.all(|p| p.synthetic.0 == Some(true))
+}
+
 impl OpenCodeLog {
+    /// An answer: its model, and whether its last step ends the run; none of it when it
+    /// ran the user's shell command (its `parentID`, or the command just before).
+    fn answer<S: Sink>(&mut self, message: Message<'_>, sink: &mut S) -> anyhow::Result<()> {
+        self.skipping = self.shell.as_deref().is_some_and(|shell| {
+            message
+                .parent_id
+                .as_deref()
+                .is_none_or(|parent| parent == shell)
+        });
+        if self.skipping {
+            return Ok(());
+        }
+        let model = message.model_id.as_deref();
+        if let Some(model) = model {
+            sink.model_seen(model);
+        }
+        self.inner.model = model.map(str::to_owned);
+        let completed = message
+            .time
+            .0
+            .is_some_and(|t| t.completed.as_u64().is_some());
+        self.inner.message_done = completed && message.error.is_none();
+        Ok(())
+    }
+
     /// A user's message: the open run ends as the stream's would, the prompt's starts.
     fn prompt<S: Sink>(&mut self, msg: MessageLine<'_>, sink: &mut S) -> anyhow::Result<()> {
         self.inner.finish(sink)?;
@@ -162,9 +230,12 @@ impl OpenCodeLog {
         sink.start_run(RunInfo {
             session_id: msg.session.as_deref().map(str::to_owned),
             cwd: self.directory.clone(),
-            prompt: Some(words),
+            prompt: Some(words.trim().to_owned()),
             started_ms: msg.timestamp.as_u64(),
             ..RunInfo::new(Agent::OpenCode)
-        })
+        })?;
+        // The run lasts from its prompt.
+        self.inner.first_ms = msg.timestamp.as_u64();
+        Ok(())
     }
 }

@@ -29,6 +29,11 @@ use serde_json::value::RawValue;
 
 pub(crate) mod db;
 pub(crate) mod log;
+mod spec;
+mod storage;
+mod store;
+
+pub(crate) use spec::{Reader, SPEC};
 
 use super::event::{
     Agent, AnswerCheck, Billed, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass,
@@ -52,6 +57,13 @@ pub(crate) struct OpenCode {
     error: Option<String>,
     /// The model of the message being read (a session log's `assistant` line names it).
     pub(super) model: Option<String>,
+    /// The message being read completed without an error (a session log's `assistant`
+    /// line says): its step finished without a `reason` (before 1.1) is its last.
+    pub(super) message_done: bool,
+    /// The current step called a tool.
+    step_called: bool,
+    /// The user stopped the answer (`MessageAbortedError`): an interruption, no failure.
+    aborted: bool,
     first_ms: Option<u64>,
     last_ms: Option<u64>,
     /// The id of the last text part, whose later events add to it.
@@ -215,7 +227,8 @@ impl Dialect for OpenCode {
         self.enter(ev.session.as_deref(), sink)?;
         if let Some(ms) = ev.timestamp.as_u64() {
             self.first_ms.get_or_insert(ms);
-            self.last_ms = Some(ms);
+            // A log's lines are a message's parts in order, not by time.
+            self.last_ms = Some(self.last_ms.map_or(ms, |last| last.max(ms)));
         }
         let wants = sink.wants();
         let part = ev.part.0.get_or_insert_with(Part::default);
@@ -225,6 +238,7 @@ impl Dialect for OpenCode {
                     sink.terminal(false);
                 }
                 self.step_text.clear();
+                self.step_called = false;
                 Ok(())
             }
             NameId::TEXT => self.text(part, sink),
@@ -233,6 +247,7 @@ impl Dialect for OpenCode {
                 done: true,
             }),
             NameId::TOOL_USE => {
+                self.step_called = true;
                 if wants.has(Wants::TEXT) {
                     sink.event(Event::Segment)?;
                 }
@@ -262,6 +277,7 @@ impl Dialect for OpenCode {
         }
         let outcome = match self.error.take() {
             Some(reason) => Outcome::Failed { reason },
+            None if self.aborted => Outcome::NoEnd,
             None if self.stopped => Outcome::Succeeded,
             None => Outcome::NoEnd,
         };
@@ -317,13 +333,18 @@ impl OpenCode {
     }
 
     /// A `text` part: whole when it finishes; a later event of the same part adds to it.
+    /// Models write parts of white space alone (a space before a tool call): no text, no
+    /// segment. Words are kept as written, the white space before them too.
     fn text<S: Sink>(&mut self, part: &mut Part<'_>, sink: &mut S) -> anyhow::Result<()> {
         let wants = sink.wants();
-        let text = part.text.as_deref().unwrap_or("");
         let same_part = part
             .id
             .as_deref()
             .is_some_and(|id| self.text_part.as_deref() == Some(id));
+        let text = part.text.as_deref().unwrap_or("");
+        if !same_part && text.trim().is_empty() {
+            return Ok(());
+        }
         if !same_part {
             self.text_part = part.id.0.take().map(Cow::into_owned);
         }
@@ -383,14 +404,21 @@ impl OpenCode {
                 }))?;
             }
         }
-        self.stopped = part.reason.as_deref() == Some("stop");
+        self.stopped = match part.reason.as_deref() {
+            Some(reason) => reason == "stop",
+            // Before 1.1 a step said no reason: the last of a message that completed
+            // without an error, and called no tool, is where the answer stopped.
+            None => self.message_done && !self.step_called,
+        };
         if self.stopped {
             sink.terminal(true);
         }
         Ok(())
     }
 
-    /// An `error` event: a notice, and the first fails the run.
+    /// An `error` event: a notice, and the first fails the run, but the user's stopping
+    /// the answer (`MessageAbortedError`), which leaves it without a result (as Codex's
+    /// `turn_aborted`).
     fn error_line<S: Sink>(&mut self, error: ErrorObject<'_>, sink: &mut S) -> anyhow::Result<()> {
         let text = error.text();
         if sink.wants().has(Wants::NOTICES) {
@@ -399,7 +427,11 @@ impl OpenCode {
                 text: Cow::Borrowed(&text),
             }))?;
         }
-        self.error.get_or_insert(text);
+        if error.name.as_deref() == Some("MessageAbortedError") {
+            self.aborted = true;
+        } else {
+            self.error.get_or_insert(text);
+        }
         Ok(())
     }
 

@@ -2,11 +2,12 @@
 //! Content-Security-Policy that lets nothing else run or load (no network, whatever an
 //! escaping bug let through), light and dark, printable, usable with a keyboard.
 //!
-//! Per run: a header with the run's figures, a timeline (see `timeline`), then what
-//! happened in order — the answer rendered from Markdown (`answer::html`), each tool call
-//! a `<details>` with its arguments and output, reasoning folded, notices. Model and tool
-//! text only ever lands in element content and quoted attribute values, escaped; styles
-//! carry only numbers this module computes.
+//! Per run: a header with the run's figures, the prompt (folded when long), a timeline
+//! (see `timeline`), then what happened in order — the answer rendered from Markdown
+//! (`answer::html`, as the prompt is), each tool call a `<details>` with its arguments and
+//! output, reasoning folded, notices. User, model and tool text only ever lands in element
+//! content and quoted attribute values, escaped; styles carry only numbers this module
+//! computes.
 
 use std::fmt::Write as _;
 
@@ -48,6 +49,9 @@ fn call_anchor(run: &Run, i: usize) -> String {
 /// The call's one line, without markup: for titles and labels.
 fn call_title(run: &Run, call: &Call) -> String {
     let mut s = call.tool.clone();
+    if let Some(kind) = call.kind_shown() {
+        s.push_str(&format!(" ({kind})"));
+    }
     let target = short_target(run, call);
     if !target.is_empty() {
         s.push(' ');
@@ -179,6 +183,7 @@ fn parts_html(out: &mut String, title: &str, parts: &Parts) {
     }
 }
 
+/// A call: its line (the `<summary>`), folding its id, status, arguments and output.
 fn call_html(out: &mut String, run: &Run, i: usize, detail: Detail) {
     let call = &run.calls[i];
     let class = class_word(call.status.class);
@@ -193,28 +198,13 @@ fn call_html(out: &mut String, run: &Run, i: usize, detail: Detail) {
         if call.parent.is_some() { " sub" } else { "" },
     );
     esc(out, &call.tool);
-    let _ = write!(out, "\"><details id=\"{}\"><summary>", call_anchor(run, i));
-    let _ = write!(out, "<span class=\"badge {class}\">");
-    esc(out, words::status_word(&call.status));
-    out.push_str("</span> <b class=\"tool\">");
-    esc(out, &call.tool);
-    out.push_str("</b>");
-    let target = short_target(run, call);
-    if !target.is_empty() {
-        out.push_str(" <code>");
-        esc(out, &target);
-        out.push_str("</code>");
-    }
-    let brief = words::brief(call.kind, call.status.class, &call.effect);
-    let brief = crate::out::fit::cut_end(&brief, 120);
-    if !brief.is_empty() {
-        out.push_str(" <span class=\"brief\">— ");
-        esc(out, &brief);
-        out.push_str("</span>");
-    }
-    if let Some(ms) = call.duration_ms() {
-        let _ = write!(out, " <span class=\"dur\">· {}</span>", words::duration(ms));
-    }
+    let _ = write!(
+        out,
+        "\" data-kind=\"{}\"><details id=\"{}\"><summary>",
+        call.kind_word(),
+        call_anchor(run, i)
+    );
+    call_summary(out, run, call);
     out.push_str("</summary>\n<div class=\"body\">");
     out.push_str("<p class=\"meta\">");
     if let Some(id) = &call.id {
@@ -252,6 +242,39 @@ fn call_html(out: &mut String, run: &Run, i: usize, detail: Detail) {
         ),
     }
     out.push_str("</div></details></li>\n");
+}
+
+/// A call's line: its status, its tool and what it does, its main argument, its outcome
+/// and duration.
+fn call_summary(out: &mut String, run: &Run, call: &Call) {
+    let _ = write!(
+        out,
+        "<span class=\"badge {}\">",
+        class_word(call.status.class)
+    );
+    esc(out, words::status_word(&call.status));
+    out.push_str("</span> <b class=\"tool\">");
+    esc(out, &call.tool);
+    out.push_str("</b>");
+    if let Some(kind) = call.kind_shown() {
+        let _ = write!(out, " <span class=\"kind\">{kind}</span>");
+    }
+    let target = short_target(run, call);
+    if !target.is_empty() {
+        out.push_str(" <code>");
+        esc(out, &target);
+        out.push_str("</code>");
+    }
+    let brief = words::brief(call.kind, call.status.class, &call.effect);
+    let brief = crate::out::fit::cut_end(&brief, 120);
+    if !brief.is_empty() {
+        out.push_str(" <span class=\"brief\">— ");
+        esc(out, &brief);
+        out.push_str("</span>");
+    }
+    if let Some(ms) = call.duration_ms() {
+        let _ = write!(out, " <span class=\"dur\">· {}</span>", words::duration(ms));
+    }
 }
 
 fn phase_cut(out: &mut String, cut: usize) {
@@ -308,6 +331,28 @@ fn meta(out: &mut String, run: &Run) {
     meta.push(s);
     out.push_str(&meta.join(" · "));
     out.push_str("</p>\n");
+}
+
+/// What the user asked, in their words, rendered as the answer is; a long prompt folded
+/// under its first line.
+fn prompt(out: &mut String, run: &Run) {
+    let Some(prompt) = &run.prompt else { return };
+    if prompt.long() {
+        out.push_str("<details class=\"prompt\"><summary><b>Prompt</b> · ");
+        esc(out, &escape::one_line(&prompt.title()));
+        let _ = write!(
+            out,
+            " <span class=\"muted\">· {}</span></summary><blockquote class=\"md\">",
+            escape::size(prompt.text.len() + prompt.cut)
+        );
+        answer::html(&prompt.text, out);
+        phase_cut(out, prompt.cut);
+        out.push_str("</blockquote></details>\n");
+    } else {
+        out.push_str("<blockquote class=\"prompt\"><p class=\"who\"><b>Prompt</b></p>");
+        answer::html(&prompt.text, out);
+        out.push_str("</blockquote>\n");
+    }
 }
 
 /// A note saying how the run failed, or that it has not ended; nothing for a success.
@@ -384,6 +429,7 @@ impl Render for Html {
         );
         heading(out, run);
         meta(out, run);
+        prompt(out, run);
         end_note(out, run);
         if detail >= Detail::Calls {
             timeline_html(out, run, &timeline::layout(run));

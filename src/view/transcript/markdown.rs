@@ -6,6 +6,10 @@
 //!
 //! 8.1 s · 3 tool calls: 2 ok, 1 failed · tokens: 12,840 in, 356 out · session `3f9c…`
 //!
+//! **💬 Prompt**                              ← what the user asked, where the input says
+//!
+//! > Why does the parser reject empty lines?  (a long one folded in <details>)
+//!
 //! I'll look at the parser first.            ← the answer, as the model wrote it
 //!
 //! <details><summary>✅ <b>read</b> <code>src/main.rs</code> — 120 lines</summary>
@@ -15,9 +19,9 @@
 //! </details>
 //! ```
 //!
-//! Model and tool text lands in three places, each escaped for it: the answer and the
-//! reasoning (`answer::markdown`), HTML inside `<summary>` (HTML-escaped), and code blocks
-//! (a fence longer than any backtick run inside).
+//! Model, user and tool text lands in three places, each escaped for it: the prompt, the
+//! answer and the reasoning (`answer::markdown`), HTML inside `<summary>` (HTML-escaped),
+//! and code blocks (a fence longer than any backtick run inside).
 
 use std::fmt::Write as _;
 
@@ -80,8 +84,8 @@ pub(crate) fn cut_words(cut: Cut) -> String {
     )
 }
 
-/// The call's one line, as HTML for `<summary>`: mark, tool, main argument, outcome,
-/// duration.
+/// The call's one line, as HTML for `<summary>`: mark, tool and what it does, main
+/// argument, outcome, duration.
 fn summary_html(out: &mut String, run: &Run, call: &Call) {
     out.push_str(mark(call.status.class));
     out.push(' ');
@@ -91,6 +95,9 @@ fn summary_html(out: &mut String, run: &Run, call: &Call) {
     out.push_str("<b>");
     escape::html(out, &call.tool);
     out.push_str("</b>");
+    if let Some(kind) = call.kind_shown() {
+        let _ = write!(out, " ({kind})");
+    }
     let target = short_target(run, call);
     if !target.is_empty() {
         out.push_str(" <code>");
@@ -246,6 +253,32 @@ fn heading(out: &mut String, run: &Run) {
     }
 }
 
+/// What the user asked, in their words, quoted; a long prompt folded under its first
+/// line (GitHub renders Markdown in `<details>` after a blank line).
+fn prompt(out: &mut String, run: &Run) {
+    let Some(prompt) = &run.prompt else { return };
+    let long = prompt.long();
+    if long {
+        out.push_str("<details><summary>💬 <b>Prompt</b> · ");
+        escape::html(out, &escape::one_line(&prompt.title()));
+        let _ = write!(out, " · {}", escape::size(prompt.text.len() + prompt.cut));
+        out.push_str("</summary>\n\n");
+    } else {
+        out.push_str("**💬 Prompt**\n\n");
+    }
+    let mut words = String::new();
+    model_text(&mut words, prompt);
+    for line in words.lines() {
+        out.push_str(if line.is_empty() { ">" } else { "> " });
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push('\n');
+    if long {
+        out.push_str("</details>\n\n");
+    }
+}
+
 /// A quote saying how the run failed, or that it has not ended; nothing for a success.
 fn end_note(out: &mut String, run: &Run) {
     match run.end.as_ref().map(|e| &e.outcome) {
@@ -349,6 +382,7 @@ fn left_out(out: &mut String, run: &Run, detail: Detail) {
 impl Render for Markdown {
     fn section(&self, run: &Run, detail: Detail, out: &mut String) {
         heading(out, run);
+        prompt(out, run);
         end_note(out, run);
         items(out, run, detail);
         left_out(out, run, detail);

@@ -1,9 +1,10 @@
 //! `transcript`: what a run did, to look at rather than read — GitHub-flavoured Markdown
 //! (a CI step summary, a PR comment) or one self-contained HTML page — for every agent.
 //!
-//! The view keeps a model of each run from the normalized events ([`Run`]: the answer's
-//! segments, reasoning phases, tool calls with their arguments and output made readable,
-//! notices, in stream order) and renders it when the run ends; the document is written
+//! The view keeps a model of each run from the normalized events ([`Run`]: the prompt its
+//! start (or, for a stream that echoes it, a later line) gave, the answer's segments,
+//! reasoning phases, tool calls with their arguments and output made readable, notices, in
+//! stream order) and renders it when the run ends; the document is written
 //! once the input is read, because a log of several runs starts with a table of them.
 //!
 //! # Size
@@ -18,8 +19,8 @@
 //!
 //! # Untrusted text
 //!
-//! The answer, reasoning, tool names, arguments, output and errors all come from a model
-//! or a tool. Both renderers escape every byte of it for where it lands (see
+//! The prompt, answer, reasoning, tool names, arguments, output and errors all come from a
+//! user, a model or a tool. Both renderers escape every byte of it for where it lands (see
 //! [`escape`], and [`answer`] for the model's Markdown), and make control characters
 //! visible.
 
@@ -62,6 +63,8 @@ pub(crate) struct Limits {
     pub answer: usize,
     /// Each reasoning phase, in bytes.
     pub thinking: usize,
+    /// Each run's prompt, in bytes.
+    pub prompt: usize,
     /// What one call's line costs in the document, about (its markup included).
     pub line: usize,
 }
@@ -78,6 +81,7 @@ impl Limits {
                 },
                 answer: usize::MAX,
                 thinking: usize::MAX,
+                prompt: usize::MAX,
                 line: 0,
             };
         }
@@ -94,6 +98,7 @@ impl Limits {
                 },
                 answer: 1 << 20,
                 thinking: 64 << 10,
+                prompt: 64 << 10,
                 line: 1200,
             }
         } else {
@@ -108,6 +113,7 @@ impl Limits {
                 },
                 answer: 200_000,
                 thinking: 8 << 10,
+                prompt: 8 << 10,
                 line: 250,
             }
         }
@@ -121,6 +127,8 @@ pub(crate) struct Run {
     /// The input it was read from.
     pub source: String,
     pub info: RunInfo,
+    /// What the user asked, where the input says (made visible and cut as answers are).
+    pub prompt: Option<Phase>,
     pub items: Vec<Item>,
     pub calls: Vec<Call>,
     pub end: Option<End>,
@@ -175,6 +183,19 @@ impl Phase {
             end: now,
         }
     }
+
+    /// Whether the text is long enough to be folded under its first line (a prompt).
+    pub(crate) fn long(&self) -> bool {
+        const LINES: usize = 8;
+        const BYTES: usize = 800;
+        self.cut > 0 || self.text.len() > BYTES || self.text.lines().nth(LINES).is_some()
+    }
+
+    /// The first line with words, cut to a title's length: a folded text's summary.
+    pub(crate) fn title(&self) -> String {
+        let line = self.text.lines().find(|l| !l.trim().is_empty());
+        crate::out::fit::cut_end(line.unwrap_or("").trim(), 100).into_owned()
+    }
 }
 
 pub(crate) struct Call {
@@ -200,6 +221,18 @@ impl Call {
     pub(crate) fn duration_ms(&self) -> Option<u64> {
         self.ended_ms?.checked_sub(self.at_ms?)
     }
+
+    /// What the call does (`shell`, `search`, …), as every tool record says it.
+    pub(crate) fn kind_word(&self) -> &'static str {
+        self.kind.coarse_name()
+    }
+
+    /// The kind to show beside the tool's name: none when the name says it already
+    /// (Cursor's `shell`), so that a line reads `Bash (shell)` but not `shell (shell)`.
+    pub(crate) fn kind_shown(&self) -> Option<&'static str> {
+        let kind = self.kind_word();
+        (!self.tool.eq_ignore_ascii_case(kind)).then_some(kind)
+    }
 }
 
 pub(crate) struct End {
@@ -214,6 +247,7 @@ impl Run {
             number,
             source: source.to_string(),
             info: info.clone(),
+            prompt: None,
             items: Vec::new(),
             calls: Vec::new(),
             end: None,
@@ -527,6 +561,24 @@ impl TranscriptView {
         }
     }
 
+    /// Keeps the run's prompt, once, when the input has said it (a session log at the
+    /// run's start, a stream that echoes it on a later line by the run's end).
+    fn keep_prompt(&mut self, run: &mut Run, info: &RunInfo) {
+        let Some(prompt) = info.prompt.as_deref().filter(|p| !p.trim().is_empty()) else {
+            return;
+        };
+        if run.prompt.is_some() {
+            return;
+        }
+        // Its start when it is too long: what was asked begins there.
+        let (kept, cut) = escape::cut(prompt.trim(), usize::MAX, self.limits.prompt);
+        let mut phase = Phase::at(run.clock);
+        self.keep_text(Share::Answers, &mut phase, kept.as_bytes(), usize::MAX);
+        phase.cut += cut.map_or(0, |c| c.bytes);
+        self.cut |= phase.cut > 0;
+        run.prompt = Some(phase);
+    }
+
     /// Adds an event to the run, at the next moment of its clock.
     fn event_in(&mut self, ev: &Event<'_>, run: &mut Run) {
         run.clock += 1;
@@ -755,6 +807,7 @@ impl View for TranscriptView {
             | Wants::TOOL_RAW
             | Wants::TOOL_DETAILS
             | Wants::NOTICES
+            | Wants::PROMPT
     }
 
     fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
@@ -763,7 +816,9 @@ impl View for TranscriptView {
         if self.sources.last() != Some(&source) {
             self.sources.push(source.clone());
         }
-        self.run = Some(Run::new(self.runs, &source, &ctx.run));
+        let mut run = Run::new(self.runs, &source, &ctx.run);
+        self.keep_prompt(&mut run, &ctx.run);
+        self.run = Some(run);
         Ok(())
     }
 
@@ -779,8 +834,10 @@ impl View for TranscriptView {
         let Some(mut run) = self.run.take() else {
             return Ok(());
         };
-        // What a run start did not say, later events may have (a session id, a model).
+        // What a run start did not say, later events may have (a session id, a model, the
+        // prompt a stream echoes).
         run.info = ctx.run.clone();
+        self.keep_prompt(&mut run, &ctx.run);
         if let Some(text) = settle_answer(end, ctx) {
             let mut phase = Phase::at(run.clock);
             let room = self.limits.answer.saturating_sub(run.answer_kept);

@@ -66,7 +66,11 @@ pub(crate) fn page(opts: &UsageOptions, rows: &Rows) -> String {
         }
     );
     esc(&mut out, &opts.prices.source);
-    out.push_str(".</p>\n");
+    out.push('.');
+    if rows.priced && !rows.chart_cost() {
+        out.push_str(" The chart shows tokens: some models have no price (their cost is blank).");
+    }
+    out.push_str("</p>\n");
     if matches!(
         opts.report,
         Report::Daily | Report::Weekly | Report::Monthly
@@ -79,15 +83,53 @@ pub(crate) fn page(opts: &UsageOptions, rows: &Rows) -> String {
 }
 
 /// The stacked bars: a bar per period, a segment per agent and model (its cost, or its
-/// tokens where no price is known), with a legend.
+/// tokens where some model has no price: a segment of no cost would not be drawn), with a
+/// legend.
 fn chart(out: &mut String, rows: &Rows) {
-    let value = |s: &super::Sums| {
-        if rows.priced {
-            s.cost.unwrap_or(0.0)
+    let cost = rows.chart_cost();
+    let (series, periods) = bars(rows, cost);
+    legend(out, &series);
+    let max = periods
+        .iter()
+        .map(|(_, parts)| parts.iter().map(|p| p.1).sum::<f64>())
+        .fold(0.0, f64::max);
+    let amount = |v: f64| {
+        if cost {
+            format!("${v:.2}")
         } else {
-            s.total() as f64
+            words::thousands(v as u64)
         }
     };
+    let svg = Svg {
+        slot: (SVG_W - SVG_LEFT) / periods.len().max(1) as f64,
+        max,
+        every: (periods.len() as f64 / 20.0).ceil().max(1.0) as usize,
+    };
+    let _ = write!(
+        out,
+        "<svg viewBox=\"0 0 {SVG_W} {SVG_H}\" role=\"img\" aria-label=\"usage per period\">\
+         <text x=\"0\" y=\"12\">{}</text>",
+        amount(max)
+    );
+    for (i, (label, parts)) in periods.iter().enumerate() {
+        svg.bar(out, i, label, parts, &series, &amount);
+    }
+    out.push_str("</svg>\n");
+}
+
+/// The chart's size and margins, in the SVG's own units.
+const SVG_W: f64 = 1000.0;
+const SVG_H: f64 = 320.0;
+const SVG_LEFT: f64 = 70.0;
+const SVG_BOTTOM: f64 = 60.0;
+
+/// A series' name (agent · model), and for each period its label and its segments (the
+/// series' index and value), in the rows' order.
+type Bars = (Vec<String>, Vec<(String, Vec<(usize, f64)>)>);
+
+/// The rows as series and periods: each row a segment of its period's bar, its value its
+/// cost or its tokens.
+fn bars(rows: &Rows, cost: bool) -> Bars {
     let mut series: Vec<String> = Vec::new();
     let mut periods: Vec<(String, Vec<(usize, f64)>)> = Vec::new();
     for row in &rows.rows {
@@ -96,23 +138,26 @@ fn chart(out: &mut String, rows: &Rows) {
             row.agent.name(),
             row.model.as_deref().unwrap_or("-")
         );
-        let s = match series.iter().position(|n| *n == name) {
-            Some(i) => i,
-            None => {
-                series.push(name);
-                series.len() - 1
-            }
+        let s = series.iter().position(|n| *n == name).unwrap_or_else(|| {
+            series.push(name);
+            series.len() - 1
+        });
+        let value = if cost {
+            row.sums.cost.unwrap_or(0.0)
+        } else {
+            row.sums.total() as f64
         };
         let label = row.key.label();
         match periods.last_mut() {
-            Some((l, parts)) if *l == label => parts.push((s, value(&row.sums))),
-            _ => periods.push((label, vec![(s, value(&row.sums))])),
+            Some((l, parts)) if *l == label => parts.push((s, value)),
+            _ => periods.push((label, vec![(s, value)])),
         }
     }
-    let max = periods
-        .iter()
-        .map(|(_, parts)| parts.iter().map(|p| p.1).sum::<f64>())
-        .fold(0.0, f64::max);
+    (series, periods)
+}
+
+/// The series' names, each in its bars' colour.
+fn legend(out: &mut String, series: &[String]) {
     out.push_str("<div class=\"legend\">");
     for (i, name) in series.iter().enumerate() {
         let _ = write!(out, "<span style=\"--c:{}\">", PALETTE[i % PALETTE.len()]);
@@ -120,32 +165,36 @@ fn chart(out: &mut String, rows: &Rows) {
         out.push_str("</span>");
     }
     out.push_str("</div>\n");
-    let (w, h, left, bottom) = (1000.0, 320.0, 70.0, 60.0);
-    let n = periods.len().max(1) as f64;
-    let slot = (w - left) / n;
-    let bar = (slot * 0.7).max(1.0);
-    let _ = write!(
-        out,
-        "<svg viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"usage per period\">"
-    );
-    let unit = if rows.priced { "$" } else { "" };
-    let _ = write!(
-        out,
-        "<text x=\"0\" y=\"12\">{unit}{}</text>",
-        if rows.priced {
-            format!("{max:.2}")
-        } else {
-            words::thousands(max as u64)
-        }
-    );
-    for (i, (label, parts)) in periods.iter().enumerate() {
-        let x = left + i as f64 * slot + (slot - bar) / 2.0;
-        let mut y = h - bottom;
+}
+
+/// Where the bars go: the width each period has, the largest bar's value, and how many
+/// bars a label is written under one of (a label under every bar when they fit).
+struct Svg {
+    slot: f64,
+    max: f64,
+    every: usize,
+}
+
+impl Svg {
+    /// The `i`-th period's bar: its segments stacked, each with its name and value, and
+    /// its label.
+    fn bar(
+        &self,
+        out: &mut String,
+        i: usize,
+        label: &str,
+        parts: &[(usize, f64)],
+        series: &[String],
+        amount: &dyn Fn(f64) -> String,
+    ) {
+        let bar = (self.slot * 0.7).max(1.0);
+        let x = SVG_LEFT + i as f64 * self.slot + (self.slot - bar) / 2.0;
+        let mut y = SVG_H - SVG_BOTTOM;
         for &(s, v) in parts {
-            if max <= 0.0 || v <= 0.0 {
+            if self.max <= 0.0 || v <= 0.0 {
                 continue;
             }
-            let height = v / max * (h - bottom - 20.0);
+            let height = v / self.max * (SVG_H - SVG_BOTTOM - 20.0);
             y -= height;
             let _ = write!(
                 out,
@@ -153,32 +202,18 @@ fn chart(out: &mut String, rows: &Rows) {
                 PALETTE[s % PALETTE.len()]
             );
             esc(out, &series[s]);
-            let _ = write!(
-                out,
-                ": {}</title></rect>",
-                if rows.priced {
-                    format!("${v:.2}")
-                } else {
-                    words::thousands(v as u64)
-                }
-            );
+            let _ = write!(out, ": {}</title></rect>", amount(v));
         }
-        // A label under every bar when they fit, else under one in a few.
-        let every = (n / 20.0).ceil().max(1.0) as usize;
-        if i % every == 0 {
+        if i.is_multiple_of(self.every) {
+            let at = SVG_H - SVG_BOTTOM + 14.0;
             let _ = write!(
                 out,
-                "<text x=\"{:.1}\" y=\"{}\" transform=\"rotate(45 {:.1} {})\">",
-                x,
-                h - bottom + 14.0,
-                x,
-                h - bottom + 14.0
+                "<text x=\"{x:.1}\" y=\"{at}\" transform=\"rotate(45 {x:.1} {at})\">"
             );
             esc(out, label);
             out.push_str("</text>");
         }
     }
-    out.push_str("</svg>\n");
 }
 
 fn table(out: &mut String, opts: &UsageOptions, rows: &Rows) {
@@ -250,4 +285,26 @@ fn table(out: &mut String, opts: &UsageOptions, rows: &Rows) {
     }
     row_html("Total", "", "", &rows.total, " class=\"total\"");
     out.push_str("</tbody></table>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model with no price is drawn (B19): where one is, the segments are tokens, not a
+    /// cost of nothing.
+    #[test]
+    fn a_model_with_no_price_is_drawn_beside_a_priced_one() {
+        let rows = super::super::a_priced_day_and_an_unpriced_one();
+        let mut out = String::new();
+        chart(&mut out, &rows);
+        assert_eq!(out.matches("class=\"seg\"").count(), 2, "{out}");
+        assert!(out.contains("mystery-model-9: 2,000</title>"), "{out}");
+        // All priced: the segments are costs.
+        let mut priced = super::super::a_priced_day_and_an_unpriced_one();
+        priced.rows.truncate(1);
+        let mut out = String::new();
+        chart(&mut out, &priced);
+        assert!(out.contains("claude-sonnet-4-5: $1.00</title>"), "{out}");
+    }
 }

@@ -13,6 +13,8 @@
 
 pub(crate) mod html;
 pub(crate) mod prices;
+
+pub(crate) use prices::builtin_source;
 pub(crate) mod table;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -142,7 +144,12 @@ impl View for UsageView {
     }
 
     fn fork(&self) -> Option<Self> {
-        Some(UsageView::new(self.opts.clone()))
+        // The same keys: a call's id must hash alike in every worker, or the records
+        // merged from two workers would not meet in the count once across files.
+        Some(UsageView {
+            hasher: self.hasher.clone(),
+            ..UsageView::new(self.opts.clone())
+        })
     }
 
     fn merge(&mut self, later: Self) {
@@ -282,8 +289,18 @@ fn file_time(file: &str) -> Option<i64> {
 pub(crate) struct Rows {
     pub rows: Vec<Row>,
     pub total: Sums,
-    /// Whether any cost is known (else the bars show tokens).
+    /// Whether any cost is known.
     pub priced: bool,
+}
+
+impl Rows {
+    /// Whether the bars show cost: every row's cost is known in full. Where some model has
+    /// no price they show tokens, which every row has, so that no row is drawn as nothing.
+    pub(crate) fn chart_cost(&self) -> bool {
+        self.rows
+            .iter()
+            .all(|r| r.sums.cost.is_some() && !r.sums.unpriced)
+    }
 }
 
 /// One row: a period (or session, run, nothing) × agent × model.
@@ -342,7 +359,9 @@ pub(crate) struct Sums {
 
 impl Sums {
     pub(crate) fn total(&self) -> u64 {
-        self.input + self.output + self.cache_read + self.cache_write
+        [self.output, self.cache_read, self.cache_write]
+            .into_iter()
+            .fold(self.input, u64::saturating_add)
     }
 
     pub(crate) fn runs(&self) -> usize {
@@ -354,11 +373,14 @@ impl Sums {
     }
 
     fn add(&mut self, r: &Rec, cost: Option<f64>) {
-        self.input += r.usage.input;
-        self.output += r.usage.output;
-        self.cache_read += r.usage.cache_read;
-        self.cache_write += r.usage.cache_write;
-        self.reasoning += r.usage.reasoning.unwrap_or(0);
+        // Saturating: each count is at most 2^53, a sum of millions of them still is not.
+        self.input = self.input.saturating_add(r.usage.input);
+        self.output = self.output.saturating_add(r.usage.output);
+        self.cache_read = self.cache_read.saturating_add(r.usage.cache_read);
+        self.cache_write = self.cache_write.saturating_add(r.usage.cache_write);
+        self.reasoning = self
+            .reasoning
+            .saturating_add(r.usage.reasoning.unwrap_or(0));
         match cost {
             Some(c) => *self.cost.get_or_insert(0.0) += c,
             None => self.unpriced = true,
@@ -369,11 +391,11 @@ impl Sums {
     }
 
     fn merge(&mut self, o: &Sums) {
-        self.input += o.input;
-        self.output += o.output;
-        self.cache_read += o.cache_read;
-        self.cache_write += o.cache_write;
-        self.reasoning += o.reasoning;
+        self.input = self.input.saturating_add(o.input);
+        self.output = self.output.saturating_add(o.output);
+        self.cache_read = self.cache_read.saturating_add(o.cache_read);
+        self.cache_write = self.cache_write.saturating_add(o.cache_write);
+        self.reasoning = self.reasoning.saturating_add(o.reasoning);
         if let Some(c) = o.cost {
             *self.cost.get_or_insert(0.0) += c;
         }
@@ -580,4 +602,34 @@ pub(crate) fn by_agent(rows: &[Row]) -> Vec<(Key, Agent, Vec<Arc<str>>, Sums)> {
         }
     }
     out
+}
+
+/// Two days of the report: the first of a priced model, the second of a model with no price
+/// (the charts' tests).
+#[cfg(test)]
+pub(crate) fn a_priced_day_and_an_unpriced_one() -> Rows {
+    let day = |date: &str, model: &str, tokens: u64, cost: Option<f64>| Row {
+        key: Key::Period(date.to_string()),
+        agent: Agent::Claude,
+        model: Some(Arc::from(model)),
+        sums: Sums {
+            input: tokens,
+            cost,
+            unpriced: cost.is_none(),
+            ..Sums::default()
+        },
+    };
+    Rows {
+        rows: vec![
+            day("2026-11-20", "claude-sonnet-4-5", 1000, Some(1.0)),
+            day("2026-11-21", "mystery-model-9", 2000, None),
+        ],
+        total: Sums {
+            input: 3000,
+            cost: Some(1.0),
+            unpriced: true,
+            ..Sums::default()
+        },
+        priced: true,
+    }
 }

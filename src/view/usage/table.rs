@@ -2,7 +2,7 @@
 //! listed (`--breakdown`: a row per model under it), a total row; on a terminal the
 //! columns that do not fit its width are left out (the least useful first) and, for the
 //! daily, weekly and monthly reports, a bar per period follows, its length the period's
-//! cost (its tokens where no price is known).
+//! cost (its tokens where some model has no price).
 
 use super::{Key, Report, Rows, Sums, UsageOptions, by_agent};
 use crate::out::{Channel, escape_line, fit};
@@ -253,13 +253,14 @@ fn line(cells: &[String; 11], shown: &[usize], widths: &[usize; 11]) -> String {
     out
 }
 
-/// A bar per period, fitted to `width`: the period's cost (its tokens where no price is
-/// known at all).
+/// A bar per period, fitted to `width`: the period's cost, or its tokens where some model
+/// has no price (a period of unpriced models would have no bar).
 fn bars(rows: &Rows, width: usize) -> String {
+    let cost = rows.chart_cost();
     let mut periods: Vec<(String, f64, String)> = Vec::new();
     for (key, _, _, sums) in by_agent(&rows.rows) {
         let label = key.label();
-        let (value, shown) = if rows.priced {
+        let (value, shown) = if cost {
             let c = sums.cost.unwrap_or(0.0);
             (c, format!("${c:.2}"))
         } else {
@@ -269,7 +270,7 @@ fn bars(rows: &Rows, width: usize) -> String {
         match periods.last_mut() {
             Some((l, v, s)) if *l == label => {
                 *v += value;
-                *s = if rows.priced {
+                *s = if cost {
                     format!("${v:.2}")
                 } else {
                     words::thousands(*v as u64)
@@ -296,4 +297,21 @@ fn bars(rows: &Rows, width: usize) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A day of a model with no price has its bar (B19), the bars then of tokens.
+    #[test]
+    fn a_day_of_a_model_with_no_price_has_its_bar() {
+        let rows = super::super::a_priced_day_and_an_unpriced_one();
+        let text = bars(&rows, 60);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        let bar = |l: &str| l.matches('█').count();
+        assert!(bar(lines[1]) > bar(lines[0]) && bar(lines[0]) > 0, "{text}");
+        assert!(lines[1].ends_with("2,000"), "{text}");
+    }
 }
