@@ -598,6 +598,12 @@ fn values(bytes: &[u8]) -> Result<Values<'_>, String> {
     if let Some(value) = read::value(bytes) {
         return Ok(Values::One(Some(value)));
     }
+    // Several values of plain JSON (rarer): read here too, to keep `-0` as jq keeps it.
+    if let Some(values) = read::values(bytes) {
+        return Ok(Values::Read(
+            values.into_iter().map(Ok).collect::<Vec<_>>().into_iter(),
+        ));
+    }
     if bytes.len() > MAX_DEPTH && depth(bytes) > MAX_DEPTH {
         return Err(format!("nested deeper than {MAX_DEPTH} levels"));
     }
@@ -606,8 +612,8 @@ fn values(bytes: &[u8]) -> Result<Values<'_>, String> {
     )))
 }
 
-/// The values on one line: the one [`read::value`] made, or what jaq's reader makes (or
-/// made, of a line made valid UTF-8).
+/// The values on one line: the one [`read::value`] made, what jaq's reader makes, or the
+/// values read ahead (by [`read::values`], or of a line made valid UTF-8).
 enum Values<'a> {
     One(Option<Val>),
     Jaq(Box<dyn Iterator<Item = Result<Val, String>> + 'a>),

@@ -32,16 +32,23 @@ const MAX_DEPTH: u32 = 128;
 
 /// The one JSON value on `line`, as jaq's reader makes it; `None` when this reader gives up.
 pub(crate) fn value(line: &[u8]) -> Option<Val> {
-    let mut r = Reader {
-        b: line,
-        at: ws(line, 0),
-        depth: 0,
-        members: Vec::new(),
-        pairs: Vec::new(),
-        text: Vec::new(),
-    };
+    let mut r = Reader::new(line);
     let value = r.value()?;
     (ws(line, r.at) == line.len()).then_some(value)
+}
+
+/// Every JSON value on `line`, one after the other with or without whitespace between them
+/// (`{"a":1} {"b":2}`, `1-2`, `truefalse`), as jaq's reader reads a line of several;
+/// `None` when this reader gives up on any of them. For such lines, rare, to read `-0`
+/// as [`value`] reads it (jaq's reader makes it 0).
+pub(crate) fn values(line: &[u8]) -> Option<Vec<Val>> {
+    let mut r = Reader::new(line);
+    let mut values = Vec::new();
+    while r.at < line.len() {
+        values.push(r.value()?);
+        r.at = ws(line, r.at);
+    }
+    Some(values)
 }
 
 /// A line being read, at `at`; the members of the arrays and objects still open.
@@ -55,7 +62,19 @@ struct Reader<'a> {
     text: Vec<u8>,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    /// A reader at the first value of `line`.
+    fn new(line: &'a [u8]) -> Self {
+        Reader {
+            b: line,
+            at: ws(line, 0),
+            depth: 0,
+            members: Vec::new(),
+            pairs: Vec::new(),
+            text: Vec::new(),
+        }
+    }
+
     fn value(&mut self) -> Option<Val> {
         let b = self.b;
         match *b.get(self.at)? {
@@ -375,6 +394,37 @@ mod tests {
         assert!(!agrees(deep.as_bytes()));
         let deep_enough = format!("{}{}", "[".repeat(128), "]".repeat(128));
         assert!(agrees(deep_enough.as_bytes()));
+    }
+
+    /// A line of several values is read as jaq's reader reads it (but `-0`), or left to it.
+    #[test]
+    fn several_values_are_read_as_jaq_reads_them() {
+        for line in [
+            "1 2",
+            "{}{}",
+            "1{}",
+            r#""a""b""#,
+            "truefalse",
+            "1-2",
+            "[]1",
+            r#"{"type":"b"} {"type":"a","x":-0}"#,
+            " -0\t-0 ",
+            "",
+        ] {
+            let ours: Vec<Val> = values(line.as_bytes()).expect(line);
+            let theirs: Vec<Val> = jaq_json::read::parse_many(line.as_bytes())
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(ours.len(), theirs.len(), "{line}");
+            for (o, t) in ours.into_iter().zip(&theirs) {
+                assert!(same(&as_jaq(o), t), "{line}");
+            }
+        }
+        let read = values(b"-0 [-0]").unwrap();
+        assert!(matches!(&read[0], Val::Num(Num::Dec(d)) if **d == "-0"));
+        for line in ["1 2 [", "1 NaN", "{} \"\\ud800\"", "1 +1"] {
+            assert!(values(line.as_bytes()).is_none(), "{line}");
+        }
     }
 
     #[test]
