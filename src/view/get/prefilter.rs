@@ -15,6 +15,11 @@
 //! condition, and `IN(.type; "a", "b")`.
 
 /// A test on an event's `type` and `subtype`.
+use std::sync::LazyLock;
+
+use memchr::arch::all::packedpair::HeuristicFrequencyRank;
+use memchr::memmem::{Finder, FinderBuilder};
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Cond {
     /// The field equals one of the strings (`==`, `IN`).
@@ -70,12 +75,12 @@ impl Cond {
 /// `whole` the object is the line's one value (the engine reads every value on a line, the
 /// peek the first one's head).
 ///
-/// Cheap on the usual line, nested `{"type":…}` blocks and all: one pass ([`look`]) tells
+/// Cheap on the usual line, nested `{"type":…}` blocks and all: a few memchr passes ([`look`]) tell
 /// that no key could be there twice, that none is spelled with an escape, and that no brace
 /// is followed by a second value. Only a line where it cannot tell is scanned
 /// ([`top_level_keys`]), as far as needed.
 pub(crate) fn exact(line: &[u8], subtype: bool, whole: bool) -> bool {
-    let Some(seen) = look(line, subtype) else {
+    let Some(seen) = look(line, subtype, whole) else {
         return false;
     };
     // A key after `{` is the first of its object, any other follows a `,`: two top-level
@@ -94,7 +99,7 @@ pub(crate) fn exact(line: &[u8], subtype: bool, whole: bool) -> bool {
         }
     };
     let reach = reach(seen.types, b"\"type\"").max(reach(seen.subtypes, b"\"subtype\""));
-    let second_value = whole && seen.brace_then_value;
+    let second_value = seen.brace_then_value;
     if reach == 0 && !second_value {
         return true;
     }
@@ -111,116 +116,72 @@ struct Seen {
     types: (u32, usize),
     /// The same of `"subtype"`, when asked.
     subtypes: (u32, usize),
-    /// A `}` followed (but for whitespace) by what starts a value, as the first value's
-    /// closing brace is when a second value follows it (outside strings a brace is followed
-    /// by `,`, `}`, `]` or the end; a brace in a string may be, which only costs a scan).
+    /// A `}` followed (but for whitespace) by what starts a value, when asked.
     brace_then_value: bool,
 }
 
-/// One pass over `line`, 16 bytes a step, that stops only at pairs of bytes that are rare
-/// in a line: `"t` (`"s` for `subtype`), `\u`, and `}` but for `},`, `}}`, `}]`. It finds
-/// the keys `"type"` (`"subtype"`) after a comma and a brace followed by a value. `None` on
-/// an escaped lower-case letter (`\u0074ype` is `type`, a key it may spell; agents escape
-/// no letters, and such a line goes to the engine).
-fn look(line: &[u8], subtype: bool) -> Option<Seen> {
-    let mut seen = Seen::default();
-    let key = if subtype { b's' } else { b't' };
-    let mut start = 0;
-    // Each step reads 16 bytes and the 16 after each of them.
-    while start + STEP < line.len() {
-        let mut mask = pairs(&line[start..start + STEP + 1], key);
-        while mask != 0 {
-            let at = start + mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            seen.at(line, at, subtype)?;
-        }
-        start += STEP;
+/// What tells whether the peek saw `line` as the engine reads it, in passes of `memchr`
+/// and `memmem` (which skip the text between hits many bytes a step; the hits are rare or
+/// cheap to look at): the keys `"type"` (and `"subtype"`) after a comma, and with `whole` a
+/// brace followed by a value. `None` on an escaped lower-case letter (`\u0074ype` is
+/// `type`, a key it may spell; agents escape no letters, and such a line goes to the
+/// engine).
+fn look(line: &[u8], subtype: bool, whole: bool) -> Option<Seen> {
+    static ESCAPE: LazyLock<Finder<'static>> = LazyLock::new(|| finder(b"\\u00"));
+    static TYPE: LazyLock<Finder<'static>> = LazyLock::new(|| finder(b"\"type\""));
+    static SUBTYPE: LazyLock<Finder<'static>> = LazyLock::new(|| finder(b"\"subtype\""));
+    if ESCAPE
+        .find_iter(line)
+        .any(|at| matches!(line.get(at + 4), Some(b'6' | b'7')))
+    {
+        return None;
     }
-    for at in start..line.len() {
-        if matches!(line[at], b'"' | b'\\' | b'}') {
-            seen.at(line, at, subtype)?;
-        }
-    }
-    Some(seen)
-}
-
-impl Seen {
-    /// What the byte at `at` — a quote, a backslash or a brace — tells; `None` for an
-    /// escaped letter.
-    fn at(&mut self, line: &[u8], at: usize, subtype: bool) -> Option<()> {
-        let rest = &line[at + 1..];
-        match line[at] {
-            b'"' => {
-                let counted = if rest.starts_with(b"type\"") {
-                    &mut self.types
-                } else if subtype && rest.starts_with(b"subtype\"") {
-                    &mut self.subtypes
-                } else {
-                    return Some(());
-                };
-                if line[..at].trim_ascii_end().last() == Some(&b',') {
-                    *counted = (counted.0 + 1, at);
-                }
-            }
-            b'\\' => {
-                if rest.starts_with(b"u00") && matches!(rest.get(3), Some(b'6' | b'7')) {
-                    return None;
-                }
-            }
-            _ => {
-                let next = rest.iter().find(|b| !b.is_ascii_whitespace());
-                self.brace_then_value |= matches!(
+    Some(Seen {
+        types: after_comma(line, &TYPE),
+        subtypes: if subtype {
+            after_comma(line, &SUBTYPE)
+        } else {
+            (0, 0)
+        },
+        // Outside strings a brace is followed by `,`, `}`, `]` or the end, but for the
+        // first value's closing brace when a second value follows it; a brace in a string
+        // may be, which only costs a scan.
+        brace_then_value: whole
+            && memchr::memchr_iter(b'}', line).any(|at| {
+                let next = line[at + 1..].iter().find(|b| !b.is_ascii_whitespace());
+                matches!(
                     next,
                     Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n')
-                );
+                )
+            }),
+    })
+}
+
+/// A searcher for `needle` in JSON text: memmem looks first for its two rarest bytes, and
+/// its table of frequencies, made for prose, counts `"` and `\\` rare, which in JSON are
+/// everywhere (`"type"` was searched for by its quote and `y`, stopping at every string).
+fn finder(needle: &[u8]) -> Finder<'static> {
+    struct InJson;
+    impl HeuristicFrequencyRank for InJson {
+        fn rank(&self, byte: u8) -> u8 {
+            match byte {
+                b'"' | b'\\' | b',' | b':' | b'{' | b'}' | b'[' | b']' | b' ' | b'0'..=b'9' => 255,
+                b'e' | b't' | b'a' | b'o' | b'i' | b'n' | b's' | b'r' => 200,
+                _ => 100,
             }
         }
-        Some(())
     }
+    FinderBuilder::new()
+        .build_forward_with_ranker(InJson, needle)
+        .into_owned()
 }
 
-/// How many bytes [`look`] tells apart in one step.
-const STEP: usize = 16;
-
-/// Of the first 16 bytes of `bytes` (17 long), those that start a pair [`look`] stops at, as
-/// a bit mask (bit `i` for byte `i`): `"` before `t` or `key`, `\` before `u`, `}` before
-/// anything but `,`, `}` and `]`.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-fn pairs(bytes: &[u8], key: u8) -> u32 {
-    use safe_arch::{
-        bitand_m128i as and, bitandnot_m128i as and_not, bitor_m128i as or,
-        cmp_eq_mask_i8_m128i as eq, load_unaligned_m128i, move_mask_i8_m128i,
-        set_splat_i8_m128i as splat,
-    };
-    let (Some(this), Some(next)) = (bytes.first_chunk::<16>(), bytes[1..].first_chunk::<16>())
-    else {
-        return pairs_portable(bytes, key); // never: 17 bytes
-    };
-    let (v, w) = (load_unaligned_m128i(this), load_unaligned_m128i(next));
-    let is = |x, b: u8| eq(x, splat(b as i8));
-    let quote = and(is(v, b'"'), or(is(w, b't'), is(w, key)));
-    let escape = and(is(v, b'\\'), is(w, b'u'));
-    let closes = or(or(is(w, b','), is(w, b'}')), is(w, b']'));
-    let brace = and_not(closes, is(v, b'}'));
-    move_mask_i8_m128i(or(or(quote, escape), brace)) as u32 & 0xffff
-}
-
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-use pairs_portable as pairs;
-
-/// The same without SSE2.
-fn pairs_portable(bytes: &[u8], key: u8) -> u32 {
-    let mut mask = 0u32;
-    for (i, pair) in bytes.windows(2).take(STEP).enumerate() {
-        let hit = match pair {
-            [b'"', c] => *c == b't' || *c == key,
-            [b'\\', c] => *c == b'u',
-            [b'}', c] => !matches!(c, b',' | b'}' | b']'),
-            _ => false,
-        };
-        mask |= u32::from(hit) << i;
-    }
-    mask
+/// How many times `key` follows a comma (but for whitespace) in `line`, and where it last
+/// does (a key after `{` is the first of its object, and cannot repeat an earlier one).
+fn after_comma(line: &[u8], key: &Finder<'_>) -> (u32, usize) {
+    key.find_iter(line)
+        .filter(|&at| line[..at].trim_ascii_end().last() == Some(&b','))
+        .fold((0, 0), |(n, _), at| (n + 1, at))
 }
 
 /// The top-level keys `type` and `subtype` of the object that starts `line`.
@@ -596,7 +557,7 @@ mod tests {
         }
     }
 
-    /// Wherever the keys and braces fall in the 32-byte steps of the look.
+    /// Wherever the keys and braces fall in the line.
     #[test]
     fn the_look_sees_across_its_steps() {
         for pad in 0..70 {
