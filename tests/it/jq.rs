@@ -648,6 +648,9 @@ fn numbers_are_written_as_jq_writes_them() {
     assert_eq!(text(&out.stdout), "[-0,0,0]\n");
     let out = get(&["-c", "."], b"[-0,1.0,1E2]\n");
     assert_eq!(text(&out.stdout), "[-0,1.0,1E2]\n");
+    // On a line of several values too (read by another reader, which lost it).
+    let out = get(&["-c", "[.x]"], b"{\"x\":-0} {\"x\":-0}\n");
+    assert_eq!(text(&out.stdout), "[-0]\n[-0]\n");
     let out = get_with_env(
         &["-c", "."],
         b"[-0,1.0,1E2]\n",
