@@ -14,6 +14,31 @@ def _compat_jaq_strftime($f): strftime($f);
 def _compat_jaq_strflocaltime($f): strflocaltime($f);
 def _compat_jaq_mktime: mktime;
 
+## Numbers
+
+# jq's `nan` and `infinite` are values; jaq-std makes them by dividing by zero, an error in
+# jq and so here. jaq-std's definitions that use them, again over these.
+def nan: _compat_nan;
+def infinite: _compat_infinite;
+def isnan: . < nan and nan < .;
+def isinfinite: . == infinite or . == -infinite;
+def isfinite: isnumber and (isinfinite | not);
+def isnormal: isnumber and ((. == 0 or isnan or isinfinite) | not);
+def finites: select(isfinite);
+def normals: select(isnormal);
+def logb:
+    if . == 0.0 then -infinite
+  elif isinfinite then infinite
+  elif isnan then .
+  else ilogb | . + 0.0 end;
+def significand:
+    if isinfinite or isnan then .
+  elif . == 0.0 then 0.0
+  else scalbln(.; ilogb | -1 * .) end;
+# jq 1.8: a string that is a number and nothing else (jaq's reads its JSON values, so that
+# `"0x10"` gave 0, then an error).
+def tonumber: _compat_tonumber;
+
 ## Paths
 
 # jq's setpath pads arrays with null (`null | setpath([2]; 1)` is [null,null,1]),
@@ -27,6 +52,9 @@ def delpaths($ps): _compat_delpaths($ps);
 # deletes two elements of the original array; jaq's `f |= empty` deletes one
 # after the other, so the later indices move.
 def del(f): delpaths([path(f)]);
+# jq 1.7's: the paths set into null, so that an index makes an array (jaq-std's makes
+# `{(index): …}`, an object with a number key).
+def pick(pathexps): . as $in | reduce path(pathexps) as $a (null; setpath($a; $in | getpath($a)));
 # Missing in jaq.
 def leaf_paths: paths(scalars);
 # jq 1.5 name of `recurse`, still a jq builtin.
@@ -84,11 +112,16 @@ def join($x): reduce .[] as $i (null;
       else error("string (\($acc | _compat_show)) and \(type) (\(_compat_show)) cannot be added") end
     | $acc + .) // "";
 
+# jq (1.7, 1.8): a code point that is none is U+FFFD; jaq's makes another character.
+def implode: _compat_implode;
+
 ## Formats missing in jaq (the jaq binary has @csv/@tsv from jaq-fmts, the crates not).
 def @csv: _compat_csv;
 def @tsv: _compat_tsv;
 def @base32: tostring | _compat_base32;
 def @base32d: tostring | _compat_base32d;
+# jq: padding optional (`"YQ"` is `"a"`, as JWTs write it); jaq's refuses unpadded text.
+def @base64d: _compat_base64d;
 # jq's `format("csv")` is `@csv`.
 def format($f):
     if $f == "text" then @text elif $f == "json" then @json
@@ -122,16 +155,21 @@ def toarray: if type == "array" then . else [.] end;
 
 ## Dates
 
-# jq names the expected input in its errors; jaq says "cannot convert ... to time".
+# jq names the expected input in its errors; jaq says "cannot convert ... to time". jq
+# formats whole seconds (the time cut towards zero, as its `gmtime` and `strftime` cut
+# them), where jaq writes a fraction (`1425599507.9 | todate` was "…:47.9Z").
 def _compat_brokendown: type == "array" and length >= 6 and (.[:6] | all(type == "number"));
+def _compat_whole_seconds: if type == "number" then trunc else .[5] |= trunc end;
 def strftime($f):
-  if type == "number" or _compat_brokendown then _compat_jaq_strftime($f)
+  if type == "number" or _compat_brokendown then _compat_whole_seconds | _compat_jaq_strftime($f)
   else error("strftime/1 requires parsed datetime inputs") end;
 def strflocaltime($f):
-  if type == "number" or _compat_brokendown then _compat_jaq_strflocaltime($f)
+  if type == "number" or _compat_brokendown then _compat_whole_seconds | _compat_jaq_strflocaltime($f)
   else error("strflocaltime/1 requires parsed datetime inputs") end;
+def todateiso8601: strftime("%Y-%m-%dT%H:%M:%SZ");
+def todate: todateiso8601;
 def mktime:
-  if _compat_brokendown then _compat_jaq_mktime
+  if _compat_brokendown then .[5] |= trunc | _compat_jaq_mktime
   else error("mktime requires parsed datetime inputs") end;
 # jq's (undocumented but builtin) date helpers.
 def dateadd(u; n): . + n;

@@ -16,12 +16,17 @@
 //! - `_compat_delpaths($paths)`: jq's `delpaths`: paths sorted, out-of-range indices
 //!   ignored, slices deleted, null subvalues skipped; jq's error messages.
 //! - `_compat_base32`, `_compat_base32d`: RFC 4648 base32 of a string's UTF-8 bytes and back.
+//! - `_compat_base64d`: jq's `@base64d`: padding optional, decoding stops at `=`.
+//! - `_compat_implode`: jq 1.8's `implode`: a code point that is none is U+FFFD.
+//! - `_compat_tonumber`: jq 1.8's `tonumber`: a string that is a number and nothing else.
 
 use jaq_core::load::{self, parse::Def};
 use jaq_core::native::{Filter, Fun, bome, run, v};
-use jaq_core::{Error, RunPtr, data};
-use jaq_json::{Map, Rc, Val};
+use jaq_core::{RunPtr, data};
+use jaq_json::{Map, Num, Rc, Val};
 use jaq_std::ValT as _;
+
+use super::jv::{Error, Jv, kind, shown, slice_bounds};
 
 /// Definitions of compat.jq, to be chained after jaq's std and json definitions.
 pub(crate) fn defs() -> impl Iterator<Item = Def<&'static str>> {
@@ -37,35 +42,46 @@ pub(crate) fn funs() -> impl Iterator<Item = Fun<D>> {
 }
 
 /// The data that `get` runs filters on.
-type D = data::JustLut<Val>;
+type D = data::JustLut<Jv>;
 
 fn base() -> Box<[Filter<RunPtr<D>>]> {
     Box::new([
         ("_compat_setpath", v(2), |mut cv| {
             let x = cv.0.pop_var();
             let path = cv.0.pop_var();
-            bome(setpath(cv.1, &path, x))
+            bome(setpath(cv.1.0, &path.0, x.0).map(Jv))
         }),
         ("_compat_delpaths", v(1), |mut cv| {
             let paths = cv.0.pop_var();
-            bome(delpaths(cv.1, paths))
+            bome(delpaths(cv.1.0, paths.0).map(Jv))
         }),
-        ("_compat_csv", v(0), |cv| bome(row(&cv.1, Row::Csv))),
-        ("_compat_tsv", v(0), |cv| bome(row(&cv.1, Row::Tsv))),
+        ("_compat_csv", v(0), |cv| {
+            bome(row(&cv.1.0, Row::Csv).map(Jv))
+        }),
+        ("_compat_tsv", v(0), |cv| {
+            bome(row(&cv.1.0, Row::Tsv).map(Jv))
+        }),
         ("_compat_base32", v(0), |cv| {
-            bome(str_bytes(&cv.1, "base32").map(|b| Val::utf8_str(base32_encode(&b))))
+            bome(str_bytes(&cv.1.0, "base32").map(|b| Jv(Val::utf8_str(base32_encode(&b)))))
         }),
         ("_compat_base32d", v(0), |cv| {
-            bome(str_bytes(&cv.1, "base32").and_then(|b| {
+            bome(str_bytes(&cv.1.0, "base32").and_then(|b| {
                 base32_decode(&b)
-                    .map(Val::utf8_str)
+                    .map(|b| Jv(Val::utf8_str(b)))
                     .ok_or_else(|| err(format!("{} is not valid base32 data", cv.1)))
             }))
+        }),
+        ("_compat_base64d", v(0), |cv| {
+            bome(base64_decode(&cv.1.0).map(Jv))
+        }),
+        ("_compat_implode", v(0), |cv| bome(implode(&cv.1.0).map(Jv))),
+        ("_compat_tonumber", v(0), |cv| {
+            bome(tonumber(cv.1.0).map(Jv))
         }),
     ])
 }
 
-type ValR = Result<Val, Error<Val>>;
+type ValR = Result<Val, Error>;
 
 #[derive(Clone, Copy)]
 enum Row {
@@ -96,8 +112,12 @@ fn row(v: &Val, how: Row) -> ValR {
             });
         }
         match cell {
+            // jq writes NaN as nothing.
             Val::Null => {}
-            Val::Bool(_) | Val::Num(_) => out.extend_from_slice(cell.to_string().as_bytes()),
+            Val::Num(_) if cell.as_f64().is_some_and(f64::is_nan) => {}
+            Val::Bool(_) | Val::Num(_) => {
+                out.extend_from_slice(Jv(cell.clone()).to_string().as_bytes())
+            }
             Val::TStr(s) | Val::BStr(s) => match how {
                 Row::Csv => {
                     out.push(b'"');
@@ -133,67 +153,143 @@ fn row(v: &Val, how: Row) -> ValR {
     Ok(Val::utf8_str(out))
 }
 
-/// A value as jq shows it in an error: its JSON, cut to 11 characters and `...`.
-fn shown(v: &Val) -> String {
-    let text = v.to_string();
-    if text.chars().count() > 14 {
-        let cut: String = text.chars().take(11).collect();
-        format!("{cut}...")
-    } else {
-        text
-    }
-}
-
-fn err(msg: impl ToString) -> Error<Val> {
+fn err(msg: impl ToString) -> Error {
     Error::str(msg)
 }
 
-/// jq's name of a value's type.
-fn kind(v: &Val) -> &'static str {
-    match v {
-        Val::Null => "null",
-        Val::Bool(_) => "boolean",
-        Val::Num(_) => "number",
-        Val::BStr(_) | Val::TStr(_) => "string",
-        Val::Arr(_) => "array",
-        Val::Obj(_) => "object",
-    }
-}
-
-fn str_bytes(v: &Val, what: &str) -> Result<Vec<u8>, Error<Val>> {
+fn str_bytes(v: &Val, what: &str) -> Result<Vec<u8>, Error> {
     match v {
         Val::BStr(b) | Val::TStr(b) => Ok(b.to_vec()),
-        _ => Err(err(format!("{} ({v}) cannot be {what}-encoded", kind(v)))),
+        _ => Err(err(format!(
+            "{} ({}) cannot be {what}-encoded",
+            kind(v),
+            shown(v)
+        ))),
     }
 }
 
-/// A number as a jq array index: truncated towards zero, saturating (NaN is 0).
+/// A number as a jq array index: truncated towards zero, saturating; NaN is none.
 fn num_index(k: &Val) -> Option<isize> {
-    k.as_f64().map(|f| f as isize)
+    k.as_f64().filter(|f| !f.is_nan()).map(|f| f as isize)
 }
 
-/// The bounds of the slice key `{"start": s, "end": e}` in an array of length `len`,
-/// as jq computes them (negative from the end, clamped, start floored, end ceiled).
-fn slice_bounds(k: &Map<Val, Val>, len: usize) -> Result<(usize, usize), Error<Val>> {
-    let bound = |name: &str, default: f64| -> Result<f64, Error<Val>> {
-        match k.get(&Val::utf8_str(name.as_bytes().to_vec())) {
-            None | Some(Val::Null) => Ok(default),
-            Some(v) => v
-                .as_f64()
-                .ok_or_else(|| err("Start and end indices of an array slice must be numbers")),
-        }
+/// The bounds of the slice key `{"start": s, "end": e}` in an array of length `len`.
+fn bounds(k: &Map<Val, Val>, len: usize) -> Result<(usize, usize), Error> {
+    let get = |name: &str| k.get(&Val::utf8_str(name.as_bytes().to_vec()));
+    slice_bounds(get("start"), get("end"), len)
+}
+
+/// jq's `@base64d` (1.7, 1.8): the base64 alphabet up to the first `=` (padding is
+/// optional), each four characters three bytes, two or three left one or two; the bytes a
+/// string, an invalid UTF-8 sequence as U+FFFD (jaq's refuses unpadded text).
+fn base64_decode(v: &Val) -> ValR {
+    let text = match v {
+        Val::TStr(b) | Val::BStr(b) => b.to_vec(),
+        v => Jv(v.clone()).to_string().into_bytes(),
     };
-    let lenf = len as f64;
-    let (mut s, mut e) = (bound("start", 0.0)?, bound("end", lenf)?);
-    if s < 0.0 {
-        s += lenf
+    let invalid = |why: &str| {
+        let shown = shown(&Val::utf8_str(text.clone()));
+        err(format!("string ({shown}) {why}"))
+    };
+    let (mut out, mut code, mut read) = (Vec::with_capacity(text.len() * 3 / 4), 0u32, 0);
+    for &c in text.iter().take_while(|&&c| c != b'=') {
+        let sextet = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return Err(invalid("is not valid base64 data")),
+        };
+        code = code << 6 | u32::from(sextet);
+        read += 1;
+        if read == 4 {
+            out.extend_from_slice(&code.to_be_bytes()[1..]);
+            (code, read) = (0, 0);
+        }
     }
-    if e < 0.0 {
-        e += lenf
+    match read {
+        3 => out.extend_from_slice(&(code >> 2).to_be_bytes()[2..]),
+        2 => out.push((code >> 4) as u8),
+        1 => return Err(invalid("trailing base64 byte found")),
+        _ => {}
     }
-    let s = s.clamp(0.0, lenf).floor();
-    let e = e.clamp(s, lenf).ceil();
-    Ok((s as usize, e as usize))
+    Ok(Val::from(String::from_utf8_lossy(&out).into_owned()))
+}
+
+/// jq 1.8's `implode`: each number a code point, cut to an integer; one that is none (a
+/// surrogate, negative, past U+10FFFF) U+FFFD; NaN or anything but a number an error.
+fn implode(v: &Val) -> ValR {
+    let Val::Arr(points) = v else {
+        return Err(err("implode input must be an array"));
+    };
+    let mut text = String::with_capacity(points.len());
+    for p in points.iter() {
+        let code = match p {
+            Val::Num(_) => p.as_f64().filter(|f| !f.is_nan()),
+            _ => None,
+        };
+        let Some(code) = code else {
+            return Err(err(format!(
+                "{} ({}) can't be imploded, unicode codepoint needs to be numeric",
+                kind(p),
+                shown(p)
+            )));
+        };
+        let code = u32::try_from(code as i64).ok().and_then(char::from_u32);
+        text.push(code.unwrap_or(char::REPLACEMENT_CHARACTER));
+    }
+    Ok(Val::from(text))
+}
+
+/// jq 1.8's `tonumber`: a number as it is; a string that is a number and nothing else
+/// (no space around it; `nan`, `infinity`, `+1`, `.5`, `5.` are numbers); anything else an
+/// error. jaq's reads the string's JSON values, so `"0x10"` gave 0 and then an error.
+fn tonumber(v: Val) -> ValR {
+    let text = match &v {
+        Val::Num(_) => return Ok(v),
+        Val::TStr(b) => std::str::from_utf8(b).ok(),
+        _ => None,
+    };
+    let fail = || {
+        err(format!(
+            "{} ({}) cannot be parsed as a number",
+            kind(&v),
+            shown(&v)
+        ))
+    };
+    let text = text.ok_or_else(fail)?;
+    // A JSON number is kept as it was written, as when read from the input.
+    if let Some(Val::Num(n)) = super::read::value(text.as_bytes())
+        && !text.starts_with(|c: char| c.is_ascii_whitespace())
+        && !text.ends_with(|c: char| c.is_ascii_whitespace())
+    {
+        return Ok(Val::Num(n));
+    }
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let lower = unsigned.to_ascii_lowercase();
+    let decimal = {
+        let (mantissa, exp) = lower.split_once('e').unwrap_or((&lower, "0"));
+        let exp = exp.strip_prefix(['+', '-']).unwrap_or(exp);
+        let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        digits(int)
+            && digits(frac)
+            && !(int.is_empty() && frac.is_empty())
+            && !exp.is_empty()
+            && digits(exp)
+    };
+    let f = match &*lower {
+        "nan" | "snan" => f64::NAN,
+        "inf" | "infinity" => f64::INFINITY,
+        _ if decimal => unsigned.parse().map_err(|_| fail())?,
+        _ => return Err(fail()),
+    };
+    Ok(Val::Num(Num::Float(if text.starts_with('-') {
+        -f
+    } else {
+        f
+    })))
 }
 
 /// jq's `jv_get` as far as `setpath` needs it (null where jq gives null).
@@ -204,7 +300,9 @@ fn get(v: &Val, k: &Val) -> ValR {
         }
         (Val::Obj(o), Val::TStr(_) | Val::BStr(_)) => Ok(o.get(k).cloned().unwrap_or(Val::Null)),
         (Val::Arr(a), Val::Num(_)) => {
-            let i = num_index(k).unwrap_or(0);
+            let Some(i) = num_index(k) else {
+                return Ok(Val::Null);
+            };
             let i = if i < 0 { i + a.len() as isize } else { i };
             Ok(usize::try_from(i)
                 .ok()
@@ -213,14 +311,14 @@ fn get(v: &Val, k: &Val) -> ValR {
                 .unwrap_or(Val::Null))
         }
         (Val::Arr(a), Val::Obj(o)) => {
-            let (s, e) = slice_bounds(o, a.len())?;
+            let (s, e) = bounds(o, a.len())?;
             Ok(Val::Arr(Rc::new(a[s..e].to_vec())))
         }
         // jq indexes an array with an array (`indices`); setting there fails below anyway
         (Val::Arr(_), Val::Arr(_)) => Ok(Val::Null),
         _ => Err(err(match k {
             Val::TStr(_) | Val::BStr(_) => format!("Cannot index {} with {k}", kind(v)),
-            _ => format!("Cannot index {} with {}", kind(v), kind(k)),
+            _ => format!("Cannot index {} with {} ({})", kind(v), kind(k), shown(k)),
         })),
     }
 }
@@ -236,7 +334,7 @@ fn set(v: Val, k: &Val, x: Val) -> ValR {
         (Val::Null, Val::Num(_) | Val::Obj(_)) => set(Val::Arr(Rc::new(Vec::new())), k, x),
         (Val::Arr(mut a), Val::Num(_)) => {
             let len = a.len() as isize;
-            let i = num_index(k).unwrap_or(0);
+            let i = num_index(k).ok_or_else(|| err("Cannot set array element at NaN index"))?;
             let i = if i < 0 { i + len } else { i };
             let i = usize::try_from(i).map_err(|_| err("Out of bounds negative array index"))?;
             // jq pads with null; refuse absurd sizes instead of exhausting memory
@@ -256,7 +354,7 @@ fn set(v: Val, k: &Val, x: Val) -> ValR {
                     "A slice of an array can only be assigned another array",
                 ));
             };
-            let (s, e) = slice_bounds(o, a.len())?;
+            let (s, e) = bounds(o, a.len())?;
             Rc::make_mut(&mut a).splice(s..e, xs.iter().cloned());
             Ok(Val::Arr(a))
         }
@@ -315,7 +413,8 @@ fn delpaths_sorted(mut v: Val, paths: &[Rc<Vec<Val>>], depth: usize) -> ValR {
     let mut i = 0;
     while i < paths.len() {
         let key = &paths[i][depth];
-        let mut j = i;
+        // At least this path: a NaN key equals nothing, itself neither (it hung here).
+        let mut j = i + 1;
         while j < paths.len() && paths[j].get(depth) == Some(key) {
             j += 1;
         }
@@ -346,15 +445,16 @@ fn dels(v: Val, keys: &[Val]) -> ValR {
             let mut del = vec![false; len];
             for k in keys {
                 match k {
+                    // jq: NaN is no index.
                     Val::Num(_) => {
-                        let i = num_index(k).unwrap_or(0);
+                        let Some(i) = num_index(k) else { continue };
                         let i = if i < 0 { i + len as isize } else { i };
                         if let Some(d) = usize::try_from(i).ok().and_then(|i| del.get_mut(i)) {
                             *d = true;
                         }
                     }
                     Val::Obj(o) => {
-                        let (s, e) = slice_bounds(o, len)?;
+                        let (s, e) = bounds(o, len)?;
                         del[s..e].iter_mut().for_each(|d| *d = true);
                     }
                     _ => {
@@ -436,6 +536,29 @@ mod tests {
     #[test]
     fn compat_jq_parses() {
         assert!(jaq_core::load::parse(include_str!("compat.jq"), |p| p.defs()).is_some());
+    }
+
+    fn run(code: &str) -> Vec<String> {
+        let p = super::super::Program::compile(code, &Default::default()).unwrap();
+        p.run(Val::Null, &Val::Null, 1)
+            .map(|r| match r {
+                Ok(v) => Jv(v).to_string(),
+                Err(e) => format!("error: {e:?}"),
+            })
+            .collect()
+    }
+
+    /// A NaN index is none, as in jq: deleting at it deletes nothing (this hung, a NaN
+    /// equalling no other key, itself neither), setting at it is an error.
+    #[test]
+    fn a_nan_index_deletes_nothing() {
+        assert_eq!(run("[1,2,3] | delpaths([[nan], [nan]])"), ["[1,2,3]"]);
+        assert_eq!(run("[1,2,3] | del(.[nan])"), ["[1,2,3]"]);
+        assert_eq!(run("[1,2] | getpath([nan])"), ["null"]);
+        assert_eq!(
+            run("[1,2] | try setpath([nan]; 0) catch ."),
+            [r#""Cannot set array element at NaN index""#]
+        );
     }
 
     #[test]

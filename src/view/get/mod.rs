@@ -26,7 +26,9 @@
 //! was `false` or `null` and 4 when there was no value at all; `halt_error` ends with the
 //! status it asks for; else 0.
 
+pub(crate) mod builtins;
 pub(crate) mod compat;
+pub(crate) mod jv;
 pub(crate) mod path;
 pub(crate) mod prefilter;
 pub(crate) mod program;
@@ -126,8 +128,9 @@ pub(crate) struct GetView {
     opts: GetOptions,
     /// The program as paths, when the raw-text walk can run it.
     paths: Option<Arc<Paths>>,
-    /// The `select` the program starts with, when the peek can decide it.
-    prefilter: Option<Cond>,
+    /// The `select` the program starts with, when the peek can decide it, and whether it
+    /// reads the `subtype`.
+    prefilter: Option<(Cond, bool)>,
     /// The program after that `select`, when it is only paths.
     after_select: Option<Arc<Paths>>,
     pp: jaq_json::write::Pp,
@@ -169,7 +172,10 @@ impl GetView {
             .as_ref()
             .filter(|_| !engine_only)
             .and_then(|(_, rest)| rest.parse::<Paths>().ok().map(Arc::new));
-        let prefilter = selected.map(|(cond, _)| cond);
+        let prefilter = selected.map(|(cond, _)| {
+            let subtype = cond.reads_subtype();
+            (cond, subtype)
+        });
         let indent = match opts.layout {
             Layout::Compact => None,
             Layout::Spaces(n) => Some(" ".repeat(n.into())),
@@ -211,14 +217,14 @@ impl GetView {
         self.end_value(value.is_falsy(), ctx)
     }
 
-    /// Writes a value the program gave.
+    /// Writes a value the program gave, as jq writes it (`jv::write`).
     fn write_value(&mut self, value: &Val, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.buf.clear();
         match value {
             Val::TStr(s) | Val::BStr(s) if self.opts.raw || self.opts.join => {
-                self.buf.extend_from_slice(s);
+                jv::write_lossy(&mut self.buf, s)?;
             }
-            _ => jaq_json::write::write(&mut self.buf, &self.pp, 0, value)?,
+            _ => jv::write(&mut self.buf, &self.pp, 0, value)?,
         }
         self.end_value(!value.as_bool(), ctx)
     }
@@ -265,7 +271,15 @@ impl GetView {
             ("session_id", text(&run.session_id)),
             ("model", text(&run.model)),
             ("cwd", text(&run.cwd)),
-            ("file", Val::from(ctx.diag.source().to_string())),
+            // `-n` reads no file: jq's `input_filename` is then null.
+            (
+                "file",
+                if self.opts.null_input {
+                    Val::Null
+                } else {
+                    Val::from(ctx.diag.source().to_string())
+                },
+            ),
             (
                 "index",
                 match self.runs_in_input.1.checked_sub(1) {
@@ -475,12 +489,26 @@ impl View for GetView {
         if !self.opts.filter.passes(line, head, &self.facts, ctx) {
             return Ok(());
         }
-        if let Some(cond) = &self.prefilter
-            && !cond.passes(&head.type_name, &mut || head.subtype(line.bytes))
-        {
-            return Ok(());
-        }
-        if let Some(paths) = self.after_select.as_ref().or(self.paths.as_ref())
+        let walk = match &self.prefilter {
+            None => self.paths.as_ref(),
+            Some((cond, subtype)) => {
+                let subtype = *subtype;
+                if !cond.passes(&head.type_name, &mut || head.subtype(line.bytes)) {
+                    if prefilter::exact(line.bytes, subtype, true) {
+                        return Ok(());
+                    }
+                    // The peek may not be what the engine reads: the whole program runs.
+                    None
+                } else {
+                    // Past the test, the paths walk the one value the peek saw (a line of
+                    // several values fails the walk's parse), if its type is the engine's.
+                    self.after_select
+                        .as_ref()
+                        .filter(|_| prefilter::exact(line.bytes, subtype, false))
+                }
+            }
+        };
+        if let Some(paths) = walk
             && walkable(line.bytes)
             && let Ok(root) = crate::input::json::from_line::<&RawValue>(line.bytes)
         {
@@ -559,9 +587,22 @@ const MAX_DEPTH: usize = 100_000;
 /// the engine's reader makes of it; refuses a line nested deeper than [`MAX_DEPTH`] (which
 /// would overflow the stack): only a line that long can be.
 fn values(bytes: &[u8]) -> Result<Values<'_>, String> {
+    // jq reads an invalid UTF-8 sequence in a string as U+FFFD, jaq keeps the bytes: a line
+    // that is not UTF-8 (one quick pass tells; rare) is read as its valid text.
+    if simdutf8::basic::from_utf8(bytes).is_err() {
+        let text = String::from_utf8_lossy(bytes);
+        let read: Vec<_> = values(text.as_bytes())?.collect();
+        return Ok(Values::Read(read.into_iter()));
+    }
     // One value of plain JSON, as nearly every line is: read faster, to the same value.
     if let Some(value) = read::value(bytes) {
         return Ok(Values::One(Some(value)));
+    }
+    // Several values of plain JSON (rarer): read here too, to keep `-0` as jq keeps it.
+    if let Some(values) = read::values(bytes) {
+        return Ok(Values::Read(
+            values.into_iter().map(Ok).collect::<Vec<_>>().into_iter(),
+        ));
     }
     if bytes.len() > MAX_DEPTH && depth(bytes) > MAX_DEPTH {
         return Err(format!("nested deeper than {MAX_DEPTH} levels"));
@@ -571,10 +612,12 @@ fn values(bytes: &[u8]) -> Result<Values<'_>, String> {
     )))
 }
 
-/// The values on one line: the one [`read::value`] made, or what jaq's reader makes.
+/// The values on one line: the one [`read::value`] made, what jaq's reader makes, or the
+/// values read ahead (by [`read::values`], or of a line made valid UTF-8).
 enum Values<'a> {
     One(Option<Val>),
     Jaq(Box<dyn Iterator<Item = Result<Val, String>> + 'a>),
+    Read(std::vec::IntoIter<Result<Val, String>>),
 }
 
 impl Iterator for Values<'_> {
@@ -584,6 +627,7 @@ impl Iterator for Values<'_> {
         match self {
             Values::One(value) => value.take().map(Ok),
             Values::Jaq(values) => values.next(),
+            Values::Read(values) => values.next(),
         }
     }
 }

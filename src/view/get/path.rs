@@ -517,8 +517,11 @@ impl Compact {
     /// character stays escaped), and a repeated key once, with its last value where it first
     /// stood. Other text is kept as the CLI wrote it.
     pub(crate) fn write(&mut self, json: &str, out: &mut Vec<u8>) {
+        // A raw DEL (U+007F) is written escaped, as the engine writes it: rare, so looked for
+        // once in the whole value.
+        let del = memchr::memchr(0x7f, json.as_bytes()).is_some();
         let mark = out.len();
-        if !self.write_as_is(json, out) {
+        if !self.write_as_is(json, del, out) {
             out.truncate(mark);
             write_rebuilt(json, out);
         }
@@ -538,8 +541,9 @@ impl Compact {
     }
 
     /// Writes `json` compact token by token, noting each object's keys as it goes; false,
-    /// with part of it written, as soon as an object may repeat a key.
-    fn write_as_is(&mut self, json: &str, out: &mut Vec<u8>) -> bool {
+    /// with part of it written, as soon as an object may repeat a key. `del`: the text holds
+    /// a raw DEL somewhere.
+    fn write_as_is(&mut self, json: &str, del: bool, out: &mut Vec<u8>) -> bool {
         self.open.clear();
         self.keys.clear();
         let bytes = json.as_bytes();
@@ -559,7 +563,7 @@ impl Compact {
                         self.keys.push(Key::new(bytes, i, end));
                         at_key = false;
                     }
-                    write_token(&json[i..end], escaped, out);
+                    write_token(&json[i..end], escaped || del, out);
                     i = end;
                     continue;
                 }
@@ -608,18 +612,68 @@ fn may_repeat(bytes: &[u8], keys: &mut [Key]) -> bool {
     keys.windows(2).any(|w| same(&w[0], &w[1]))
 }
 
-/// Appends one token made compact: a string with `\u` escapes written out again, anything
-/// else as it is. `escaped`: false for a token known to hold no escape, not to search it.
+/// Appends one token made compact: a string that the engine writes otherwise written out
+/// again as it does, anything else as it is. `maybe`: false for a token known to hold no
+/// escape and no DEL, not to search it.
 #[inline]
-fn write_token(token: &str, escaped: bool, out: &mut Vec<u8>) {
-    if escaped && token.contains("\\u") {
-        match serde_json::from_str::<String>(token) {
-            Ok(s) => serde_json::to_writer(&mut *out, &s).expect("writing to a Vec"),
-            Err(_) => out.extend_from_slice(token.as_bytes()),
-        }
+fn write_token(token: &str, maybe: bool, out: &mut Vec<u8>) {
+    if maybe
+        && token.starts_with('"')
+        && not_as_written(token.as_bytes())
+        && let Ok(s) = serde_json::from_str::<String>(token)
+    {
+        write_string(s.as_bytes(), out);
     } else {
         out.extend_from_slice(token.as_bytes());
     }
+}
+
+/// Whether the engine writes the string `token` otherwise than it is written: it holds a
+/// `\u` escape (the engine writes `\u00e9` as `é`, `\u001B` as `\u001b`), a `\/` (the
+/// engine writes `/`) or a raw DEL (the engine writes `\u007f`). The escapes it writes
+/// itself (`\"`, `\\`, `\n`, `\t`, …) are as it writes them.
+fn not_as_written(token: &[u8]) -> bool {
+    let mut at = 0;
+    while let Some(i) = memchr::memchr2(b'\\', 0x7f, &token[at..]) {
+        let i = at + i;
+        if token[i] == 0x7f || matches!(token.get(i + 1), Some(b'u' | b'/')) {
+            return true;
+        }
+        at = i + 2;
+        if at >= token.len() {
+            return false;
+        }
+    }
+    false
+}
+
+/// Appends a string as the engine writes it (jq's escapes): `"`, `\\`, `\b`, `\f`, `\n`,
+/// `\r`, `\t`, the other control characters and DEL as `\u00xx`, the rest as it is.
+fn write_string(s: &[u8], out: &mut Vec<u8>) {
+    out.push(b'"');
+    let mut from = 0;
+    for (i, &b) in s.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x00..=0x1f | 0x7f => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&s[from..i]);
+        if escape.is_empty() {
+            out.extend_from_slice(format!("\\u{b:04x}").as_bytes());
+        } else {
+            out.extend_from_slice(escape);
+        }
+        from = i + 1;
+    }
+    out.extend_from_slice(&s[from..]);
+    out.push(b'"');
 }
 
 /// A value of the text being rebuilt: its token (the opening bracket of a container), the
@@ -931,6 +985,27 @@ mod tests {
         );
     }
 
+    /// What the engine writes of the same text: `\/` as `/`, a raw DEL as `\u007f`, an
+    /// upper-case `\u001B` in lower case; the escapes it writes itself as they are.
+    #[test]
+    fn compact_writes_strings_as_the_engine_does() {
+        for (json, engine) in [
+            (r#"{"s":"a\/b"}"#, r#"{"s":"a/b"}"#),
+            (
+                "{\"t\":\"\u{7f}\",\"\u{7f}\":1}",
+                r#"{"t":"\u007f","\u007f":1}"#,
+            ),
+            (r#"["\u007F\u001B\u00e9"]"#, r#"["\u007f\u001bé"]"#),
+            (
+                r#"["\\u0041 \\/ \" \n \t \b \f \r \u0000"]"#,
+                r#"["\\u0041 \\/ \" \n \t \b \f \r \u0000"]"#,
+            ),
+            (r#"{"a":1,"a":"x\/\u007f"}"#, r#"{"a":"x/\u007f"}"#),
+        ] {
+            assert_eq!(compact(json), engine, "{json}");
+        }
+    }
+
     fn compact(json: &str) -> String {
         let mut out = Vec::new();
         Compact::default().write(json, &mut out);
@@ -985,7 +1060,7 @@ mod tests {
                     continue;
                 }
                 let (mut as_is, mut rebuilt) = (Vec::new(), Vec::new());
-                if Compact::default().write_as_is(line, &mut as_is) {
+                if Compact::default().write_as_is(line, false, &mut as_is) {
                     write_rebuilt(line, &mut rebuilt);
                     assert_eq!(as_is, rebuilt, "{line}");
                     lines += 1;

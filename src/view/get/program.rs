@@ -19,8 +19,10 @@ use jaq_core::load::{self, Arena, File, Loader};
 use jaq_core::{Compiler, Ctx, Vars, data::JustLut};
 use jaq_json::Val;
 
-/// The kind of data programs run on: JSON values, no other global data.
-type Data = JustLut<Val>;
+use super::jv::Jv;
+
+/// The kind of data programs run on: JSON values as jq has them, no other global data.
+type Data = JustLut<Jv>;
 
 /// The names `get` binds for every input, after the user's variables. `$__cs_run` and
 /// `$__cs_line` are always ours, for the definitions that must not see a user's `$run`.
@@ -50,11 +52,23 @@ pub(crate) struct Bindings {
     pub(crate) positional: Vec<Val>,
 }
 
+impl Bindings {
+    /// The named variables, the first of a name given twice only (`--arg x 1 --arg x 2` is
+    /// "1" in jq 1.6 and 1.8, which set a name once).
+    fn first_of_each(&self) -> impl Iterator<Item = &(String, Val)> {
+        self.named
+            .iter()
+            .enumerate()
+            .filter(|(i, (name, _))| !self.named[..*i].iter().any(|(n, _)| n == name))
+            .map(|(_, pair)| pair)
+    }
+}
+
 /// A compiled program and the values of its command-line variables.
 pub(crate) struct Program {
     filter: jaq_core::Filter<Data>,
     /// The values of the variables set once, in the compiler's order.
-    fixed: Vec<Val>,
+    fixed: Vec<Jv>,
     /// `get`'s own variables the program reads.
     reads: Reads,
 }
@@ -106,9 +120,9 @@ impl Program {
     pub(crate) fn compile(code: &str, bindings: &Bindings) -> Result<Program, CompileError> {
         let mut names: Vec<String> = Vec::new();
         let mut fixed = Vec::new();
-        for (name, value) in &bindings.named {
+        for (name, value) in bindings.first_of_each() {
             names.push(format!("${name}"));
-            fixed.push(value.clone());
+            fixed.push(Jv(value.clone()));
         }
         let user = |n: &str| bindings.named.iter().any(|(k, _)| k == n);
         let reads = Reads {
@@ -120,11 +134,11 @@ impl Program {
         };
         if reads.args {
             names.push("$ARGS".into());
-            fixed.push(args_value(bindings));
+            fixed.push(Jv(args_value(bindings)));
         }
         if reads.env {
             names.push("$ENV".into());
-            fixed.push(env_value());
+            fixed.push(Jv(env_value()));
         }
         if reads.place {
             names.extend(PER_INPUT.iter().map(|s| s.to_string()));
@@ -155,7 +169,7 @@ impl Program {
             .with_funs(
                 jaq_core::funs()
                     .chain(jaq_std::funs())
-                    .chain(jaq_json::funs())
+                    .chain(super::builtins::funs())
                     .chain(super::compat::funs()),
             )
             .with_global_vars(names.iter().map(|s| s.as_str()))
@@ -181,11 +195,12 @@ impl Program {
         line: u64,
     ) -> impl Iterator<Item = Result<Val, Failure>> + 'p {
         let r = self.reads;
-        let line = || Val::from(usize::try_from(line).unwrap_or(usize::MAX));
+        let line = || Jv::from(usize::try_from(line).unwrap_or(usize::MAX));
+        let run = || Jv(run.clone());
         let per_input = [
-            r.place.then(|| run.clone()),
+            r.place.then(run),
             r.place.then(line),
-            r.run.then(|| run.clone()),
+            r.run.then(run),
             r.line.then(line),
         ];
         let vars = self
@@ -194,9 +209,9 @@ impl Program {
             .cloned()
             .chain(per_input.into_iter().flatten());
         let ctx = Ctx::<Data>::new(&self.filter.lut, Vars::new(vars));
-        self.filter.id.run((ctx, input)).map(|r| {
-            r.map_err(|e| match e.get_err() {
-                Ok(err) => Failure::Error(error_text(err.into_val())),
+        self.filter.id.run((ctx, Jv(input))).map(|r| {
+            r.map(|v| v.0).map_err(|e| match e.get_err() {
+                Ok(err) => Failure::Error(error_text(err.into_val().0)),
                 Err(e) => Failure::Halt(e.get_halt().unwrap_or(5)),
             })
         })
@@ -252,7 +267,7 @@ pub(crate) fn install_stderr() {
 fn error_text(value: Val) -> String {
     match value {
         Val::TStr(s) | Val::BStr(s) => String::from_utf8_lossy(&s).into_owned(),
-        other => format!("{other} (not a string)"),
+        other => format!("{} (not a string)", Jv(other)),
     }
 }
 
@@ -290,8 +305,7 @@ fn run_defs(reads: Reads) -> impl Iterator<Item = load::parse::Def<&'static str>
 /// `$ARGS`: `{"positional": [...], "named": {...}}`, as jq gives it.
 fn args_value(bindings: &Bindings) -> Val {
     let named = bindings
-        .named
-        .iter()
+        .first_of_each()
         .map(|(k, v)| (Val::from(k.clone()), v.clone()));
     let obj = [
         (

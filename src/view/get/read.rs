@@ -16,11 +16,11 @@
 //! byte strings, keys that are not strings —, broken JSON, a lone UTF-16 surrogate, more
 //! than [`MAX_DEPTH`] levels) gives `None`, and the caller reads it with jaq's reader,
 //! which says what it makes of it and what is wrong. On what is read here the two agree:
-//! each string's bytes as they are (jaq does not check UTF-8 either) with the escapes
-//! decoded, each number made by the same `Num` constructor from the same text, members in
-//! their order, a repeated key where it first was with its last value (`IndexMap::insert`,
-//! as jaq). The unit tests compare the two on generated near-JSON and on every line of the
-//! fixtures.
+//! each string's bytes as they are (the caller makes a line valid UTF-8 first) with the
+//! escapes decoded, each number made by the same `Num` constructor from the same text (but
+//! `-0`, kept as jq keeps it), members in their order, a repeated key where it first was
+//! with its last value (`IndexMap::insert`, as jaq). The unit tests compare the two on
+//! generated near-JSON and on every line of the fixtures.
 
 use jaq_json::{Map, Num, Rc, Val};
 
@@ -32,16 +32,23 @@ const MAX_DEPTH: u32 = 128;
 
 /// The one JSON value on `line`, as jaq's reader makes it; `None` when this reader gives up.
 pub(crate) fn value(line: &[u8]) -> Option<Val> {
-    let mut r = Reader {
-        b: line,
-        at: ws(line, 0),
-        depth: 0,
-        members: Vec::new(),
-        pairs: Vec::new(),
-        text: Vec::new(),
-    };
+    let mut r = Reader::new(line);
     let value = r.value()?;
     (ws(line, r.at) == line.len()).then_some(value)
+}
+
+/// Every JSON value on `line`, one after the other with or without whitespace between them
+/// (`{"a":1} {"b":2}`, `1-2`, `truefalse`), as jaq's reader reads a line of several;
+/// `None` when this reader gives up on any of them. For such lines, rare, to read `-0`
+/// as [`value`] reads it (jaq's reader makes it 0).
+pub(crate) fn values(line: &[u8]) -> Option<Vec<Val>> {
+    let mut r = Reader::new(line);
+    let mut values = Vec::new();
+    while r.at < line.len() {
+        values.push(r.value()?);
+        r.at = ws(line, r.at);
+    }
+    Some(values)
 }
 
 /// A line being read, at `at`; the members of the arrays and objects still open.
@@ -55,7 +62,19 @@ struct Reader<'a> {
     text: Vec<u8>,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    /// A reader at the first value of `line`.
+    fn new(line: &'a [u8]) -> Self {
+        Reader {
+            b: line,
+            at: ws(line, 0),
+            depth: 0,
+            members: Vec::new(),
+            pairs: Vec::new(),
+            text: Vec::new(),
+        }
+    }
+
     fn value(&mut self) -> Option<Val> {
         let b = self.b;
         match *b.get(self.at)? {
@@ -78,13 +97,14 @@ impl Reader<'_> {
     }
 
     /// The number at `at`, made as jaq makes it: an integer (no fraction, no exponent) as
-    /// `Num::from_str_radix`, anything else kept as its text.
+    /// `Num::from_str_radix`, anything else kept as its text — and `-0` too, which jaq
+    /// makes 0 but jq keeps (`[-0]` is written `[-0]`, as the raw-text walk writes it).
     fn number(&mut self) -> Option<Val> {
         let start = self.at;
         let end = scan_number(self.b, start)?;
         self.at = end;
         let text = std::str::from_utf8(&self.b[start..end]).ok()?;
-        let num = if text.bytes().any(|c| matches!(c, b'.' | b'e' | b'E')) {
+        let num = if text == "-0" || text.bytes().any(|c| matches!(c, b'.' | b'e' | b'E')) {
             Num::Dec(Rc::new(text.to_owned()))
         } else {
             Num::from_str_radix(text, 10)?
@@ -278,10 +298,24 @@ mod tests {
         }
     }
 
+    /// `-0` as jaq makes it (0), where this reader keeps it.
+    fn as_jaq(v: Val) -> Val {
+        match v {
+            Val::Num(Num::Dec(d)) if *d == "-0" => Val::Num(Num::Int(0)),
+            Val::Arr(a) => a.iter().cloned().map(as_jaq).collect(),
+            Val::Obj(o) => Val::obj(
+                o.iter()
+                    .map(|(k, v)| (k.clone(), as_jaq(v.clone())))
+                    .collect(),
+            ),
+            v => v,
+        }
+    }
+
     /// This reader agrees with jaq's on `line`: the same value, or it gives up. Returns
     /// whether it read the line.
     fn agrees(line: &[u8]) -> bool {
-        let ours = value(line);
+        let ours = value(line).map(as_jaq);
         if let Some(ours) = &ours {
             let theirs = jaq(line);
             assert!(
@@ -360,6 +394,37 @@ mod tests {
         assert!(!agrees(deep.as_bytes()));
         let deep_enough = format!("{}{}", "[".repeat(128), "]".repeat(128));
         assert!(agrees(deep_enough.as_bytes()));
+    }
+
+    /// A line of several values is read as jaq's reader reads it (but `-0`), or left to it.
+    #[test]
+    fn several_values_are_read_as_jaq_reads_them() {
+        for line in [
+            "1 2",
+            "{}{}",
+            "1{}",
+            r#""a""b""#,
+            "truefalse",
+            "1-2",
+            "[]1",
+            r#"{"type":"b"} {"type":"a","x":-0}"#,
+            " -0\t-0 ",
+            "",
+        ] {
+            let ours: Vec<Val> = values(line.as_bytes()).expect(line);
+            let theirs: Vec<Val> = jaq_json::read::parse_many(line.as_bytes())
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(ours.len(), theirs.len(), "{line}");
+            for (o, t) in ours.into_iter().zip(&theirs) {
+                assert!(same(&as_jaq(o), t), "{line}");
+            }
+        }
+        let read = values(b"-0 [-0]").unwrap();
+        assert!(matches!(&read[0], Val::Num(Num::Dec(d)) if **d == "-0"));
+        for line in ["1 2 [", "1 NaN", "{} \"\\ud800\"", "1 +1"] {
+            assert!(values(line.as_bytes()).is_none(), "{line}");
+        }
     }
 
     #[test]
