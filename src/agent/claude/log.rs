@@ -102,23 +102,6 @@ impl FileFacts {
     }
 }
 
-/// The session id a log's file name gives: Claude Code names each session's log by its
-/// id, and a sub-agent's by its own (`agent-<id>.jsonl`); a file named otherwise (a copy
-/// renamed, stdin) gives none.
-pub(super) fn session_of_file(name: &str) -> Option<String> {
-    let file = std::path::Path::new(name).file_name()?.to_str()?;
-    let stem = file.strip_suffix(".jsonl")?;
-    let is_uuid = stem.len() == 36
-        && stem.bytes().enumerate().all(|(i, b)| match i {
-            8 | 13 | 18 | 23 => b == b'-',
-            _ => b.is_ascii_hexdigit(),
-        });
-    let is_agent = stem
-        .strip_prefix("agent-")
-        .is_some_and(super::store::is_agent_id);
-    (is_uuid || is_agent).then(|| stem.to_string())
-}
-
 /// What the log says so far of the open run.
 #[derive(Default)]
 struct State {
@@ -204,7 +187,7 @@ impl Dialect for ClaudeLog {
 
     fn input_named(&mut self, name: &str) {
         self.file = FileFacts {
-            session: session_of_file(name),
+            session: super::store::session_of_file(name),
             name: name.to_owned(),
             ..FileFacts::default()
         };

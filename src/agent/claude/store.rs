@@ -45,7 +45,7 @@ impl Store for ClaudeStore {
             .and_then(Path::parent)
             .and_then(Path::file_name)
             .is_some_and(|n| n == "projects");
-        in_projects && super::log::session_of_file(&path.to_string_lossy()).is_some()
+        in_projects && session_of_file(&path.to_string_lossy()).is_some()
     }
 
     fn opens(&self, path: &Path) -> bool {
@@ -402,6 +402,21 @@ impl WithSubagents {
         }
         Ok(Some(pass))
     }
+}
+
+/// The session id a log's file name gives: Claude Code names each session's log by its
+/// id, and a sub-agent's by its own (`agent-<id>.jsonl`); a file named otherwise (a copy
+/// renamed, stdin) gives none.
+pub(super) fn session_of_file(name: &str) -> Option<String> {
+    let file = std::path::Path::new(name).file_name()?.to_str()?;
+    let stem = file.strip_suffix(".jsonl")?;
+    let is_uuid = stem.len() == 36
+        && stem.bytes().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        });
+    let is_agent = stem.strip_prefix("agent-").is_some_and(is_agent_id);
+    (is_uuid || is_agent).then(|| stem.to_string())
 }
 
 /// A sub-agent's id as Claude Code writes them (a file name is made of it).
