@@ -3,7 +3,7 @@
 
 use jiff::civil::{Date, DateTime};
 use jiff::tz::TimeZone;
-use jiff::{Timestamp, ToSpan, ZonedDateTime};
+use jiff::{Timestamp, ToSpan, Zoned};
 
 /// Which end of a window a value gives: a day given as `--until` includes the whole day.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,7 @@ fn parse_at(text: &str, end: End, tz: &TimeZone, now: Timestamp) -> Result<i64, 
     if let Ok(moment) = text.parse::<Timestamp>() {
         return Ok(moment.as_millisecond());
     }
-    if let Ok(moment) = text.parse::<ZonedDateTime>() {
+    if let Ok(moment) = text.parse::<Zoned>() {
         return Ok(moment.timestamp().as_millisecond());
     }
     // A day alone (jiff would also take a moment's day).
@@ -44,11 +44,11 @@ fn parse_at(text: &str, end: End, tz: &TimeZone, now: Timestamp) -> Result<i64, 
             // The whole day: until the next one starts.
             End::Until => day.checked_add(1.day()).map_err(|_| bad())?,
         };
-        let start = day.to_zoned_datetime(tz.clone()).map_err(|_| bad())?;
+        let start = day.to_zoned(tz.clone()).map_err(|_| bad())?;
         return Ok(start.timestamp().as_millisecond());
     }
     if let Ok(civil) = text.parse::<DateTime>() {
-        let zoned = civil.to_zoned_datetime(tz.clone()).map_err(|_| bad())?;
+        let zoned = civil.to_zoned(tz.clone()).map_err(|_| bad())?;
         return Ok(zoned.timestamp().as_millisecond());
     }
     Err(bad())

@@ -357,7 +357,7 @@ fn time(ms: Option<u64>, tz: &jiff::tz::TimeZone) -> String {
     };
     match jiff::Timestamp::from_millisecond(ms) {
         Ok(t) => t
-            .to_zoned_datetime(tz.clone())
+            .to_zoned(tz.clone())
             .strftime("%Y-%m-%d %H:%M")
             .to_string(),
         Err(_) => "-".to_string(),

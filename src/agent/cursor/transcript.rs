@@ -487,10 +487,7 @@ fn parse_timestamp(s: &str) -> Option<u64> {
     // Drop the weekday: "Jul 28, 2026, 12:06 PM".
     let local = local.trim().split_once(", ")?.1.trim();
     let civil = jiff::civil::DateTime::strptime("%b %d, %Y, %I:%M %p", local).ok()?;
-    let utc = civil
-        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
-        .ok()?
-        .timestamp();
+    let utc = civil.to_zoned(jiff::tz::TimeZone::UTC).ok()?.timestamp();
     let ms = utc.as_millisecond() - minutes * 60_000;
     u64::try_from(ms).ok()
 }

@@ -515,7 +515,7 @@ impl UsageView {
 fn period(at_ms: Option<i64>, report: Report, tz: &TimeZone) -> String {
     let Some(day) = at_ms
         .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
-        .map(|t| t.to_zoned_datetime(tz.clone()).date())
+        .map(|t| t.to_zoned(tz.clone()).date())
     else {
         return "unknown".to_string();
     };
