@@ -77,25 +77,32 @@ fn first_prompt(path: &Path) -> Option<String> {
     Some(super::transcript::prompt_of(&text).0)
 }
 
+/// A transcript line's content blocks, each read as `B` (the two readers below want
+/// different fields of them).
+fn blocks<B: serde::de::DeserializeOwned>(line: &[u8]) -> Option<Vec<B>> {
+    #[derive(Deserialize)]
+    #[serde(bound = "B: serde::de::DeserializeOwned")]
+    struct Line<B> {
+        message: Message<B>,
+    }
+    #[derive(Deserialize)]
+    #[serde(bound = "B: serde::de::DeserializeOwned")]
+    struct Message<B> {
+        content: Vec<B>,
+    }
+    let line: Line<B> = serde_json::from_slice(line).ok()?;
+    Some(line.message.content)
+}
+
 /// A user line's text.
 fn user_text(line: &[u8]) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Line {
-        message: Message,
-    }
-    #[derive(Deserialize)]
-    struct Message {
-        content: Vec<Block>,
-    }
     #[derive(Deserialize)]
     struct Block {
         #[serde(default)]
         text: Option<String>,
     }
-    let line: Line = serde_json::from_slice(line).ok()?;
     Some(
-        line.message
-            .content
+        blocks::<Block>(line)?
             .into_iter()
             .filter_map(|b| b.text)
             .collect(),
@@ -105,14 +112,6 @@ fn user_text(line: &[u8]) -> Option<String> {
 /// The `Task` calls of a main line: each one's place among the line's `tool_use` blocks,
 /// and its prompt.
 fn task_calls(line: &[u8]) -> Vec<(usize, String)> {
-    #[derive(Deserialize)]
-    struct Line {
-        message: Message,
-    }
-    #[derive(Deserialize)]
-    struct Message {
-        content: Vec<Block>,
-    }
     #[derive(Deserialize, Default)]
     #[serde(default)]
     struct Block {
@@ -126,11 +125,8 @@ fn task_calls(line: &[u8]) -> Vec<(usize, String)> {
     struct Input {
         prompt: Option<String>,
     }
-    let Ok(line) = serde_json::from_slice::<Line>(line) else {
-        return Vec::new();
-    };
-    line.message
-        .content
+    blocks::<Block>(line)
+        .unwrap_or_default()
         .into_iter()
         .filter(|b| b.kind.as_deref() == Some("tool_use"))
         .enumerate()
