@@ -14,6 +14,8 @@ use crate::config::{Action, Config, ViewChoice};
 use crate::dispatch::Dispatcher;
 use crate::exit::ExitStatus;
 use crate::input;
+use crate::input::file::Opened;
+use crate::input::parts::Parts;
 use crate::out::diag::{Diag, InputFailed};
 use crate::out::{Output, OutputMode};
 use crate::supervise;
@@ -87,7 +89,7 @@ fn run(config: &Config) -> anyhow::Result<ExitStatus> {
         }
     };
     let stdout: Box<dyn io::Read + Send> = Box::new(agent.take_stdout());
-    let inputs = std::iter::once(("agent".to_string(), (1, 0), Ok(stdout)));
+    let inputs = std::iter::once(("agent".to_string(), (1, 0), Ok((stdout, None))));
     let terminal_seen = Some(agent.watch.result_seen.clone());
     match with_view(
         &config.view,
@@ -158,7 +160,7 @@ fn read_inputs(config: &Config) -> anyhow::Result<ExitStatus> {
         );
     }
     let inputs = config.inputs.iter().map(|i| {
-        let opened = crate::stores::open::open(i).map(|o| o.into_read());
+        let opened = crate::stores::open::open(i).map(Opened::into_read);
         (i.name(), i.first_line(), opened)
     });
     with_view(
@@ -208,8 +210,13 @@ pub(crate) fn with_view<W: WithView>(choice: &ViewChoice, w: W) -> W::Out {
 }
 
 /// The inputs to read, by name, with the number and offset of the first line read,
-/// opened (or why they could not be).
-type Inputs = (String, (u64, u64), io::Result<Box<dyn io::Read + Send>>);
+/// opened (or why they could not be); for an input of several files' lines, which file
+/// each line is from.
+type Inputs = (
+    String,
+    (u64, u64),
+    io::Result<(Box<dyn io::Read + Send>, Option<Parts>)>,
+);
 
 struct Drive<'c, I> {
     config: &'c Config,
@@ -273,8 +280,9 @@ fn drive<V: View>(
     let mut unreadable = false;
     for (name, first_line, opened) in inputs {
         let failed = match opened {
-            Ok(rdr) => {
+            Ok((rdr, parts)) => {
                 dispatcher.begin(&name);
+                dispatcher.spliced(parts);
                 match dispatcher.resume(&name, input::Tee::new(rdr, tee.clone()), first_line) {
                     Err(e) if e.is::<InputFailed>() => e.to_string(),
                     read => {

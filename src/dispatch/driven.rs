@@ -1,6 +1,7 @@
 //! What the dispatcher drives: a library [`Handler`], with the command's hooks around it.
 
 use std::fmt::Display;
+use std::sync::Arc;
 
 use crate::agent::event::{RunEnd, RunInfo};
 use crate::agent::{AnyDialect, RawLine};
@@ -32,8 +33,10 @@ pub(crate) trait Driven: Handler {
     /// A new input starts.
     fn input(&mut self, _name: &str) {}
 
-    /// The next line's number in its input.
-    fn line(&mut self, _number: u64) {}
+    /// The next line's number in its file, and that file when it is not the input itself
+    /// (a sub-agent's log read in with its session's; the same `Arc` while the same file
+    /// is read).
+    fn line(&mut self, _number: u64, _file: Option<&Arc<str>>) {}
 
     /// A line went through (the output may be flushed, with `--line-buffered`).
     fn line_done(&mut self) -> anyhow::Result<()> {

@@ -28,6 +28,7 @@ use crate::agent::event::{Agent, Wants};
 use crate::agent::{AnyDialect, Dialect, Format, RawLine, Sink, detect};
 use crate::exit::ExitStatus;
 use crate::input::line_buffer::{Line, LineReader, LineTooLong};
+use crate::input::parts::Parts;
 use crate::input::peek::{BadLine, Head, NameId, Peeked, TypeSet, peek};
 use crate::input::reader::{Batch, LineInfo, Next, ReadThread, Setup};
 use crate::out::diag::InputFailed;
@@ -69,6 +70,11 @@ pub(crate) struct Dispatcher<D> {
     prelude: HeldLines,
     /// Whether such lines are held (not while they are read at last).
     holding: bool,
+    /// For an input of several files' lines, which file each line is from.
+    parts: Option<Parts>,
+    /// The file the line being read is from, when it is not the input itself (a
+    /// sub-agent's log read in with its session's).
+    file: Option<Arc<str>>,
 }
 
 /// The current input's dialect, or the lines held until the agent is known.
@@ -94,6 +100,8 @@ struct HeldLine {
     unterminated: bool,
     offset: Option<u64>,
     peeked: Peeked,
+    /// The file it is from, when not the input itself (as the dispatcher's `file`).
+    file: Option<Arc<str>>,
 }
 
 impl<D: Driven> Dispatcher<D> {
@@ -112,6 +120,8 @@ impl<D: Driven> Dispatcher<D> {
             input_name: String::new(),
             prelude: HeldLines::default(),
             holding: true,
+            parts: None,
+            file: None,
         }
     }
 
@@ -248,6 +258,7 @@ impl<D: Driven> Dispatcher<D> {
             }
             let mut step = Ok(());
             while let Some(line) = lines.next_line() {
+                let line = self.placed(line);
                 let peeked = peek(line.bytes, self.checked);
                 step = self
                     .line(&line, &peeked)
@@ -267,7 +278,8 @@ impl<D: Driven> Dispatcher<D> {
     /// Some of a batch's lines, read on another thread (see `crate::parallel::split`).
     pub(crate) fn lines(&mut self, batch: &Batch, lines: &[LineInfo]) -> anyhow::Result<()> {
         for info in lines {
-            self.line(&batch.line(info), &info.peeked)?;
+            let line = self.placed(batch.line(info));
+            self.line(&line, &info.peeked)?;
             self.engine.handler.line_done()?;
         }
         Ok(())
@@ -300,6 +312,31 @@ impl<D: Driven> Dispatcher<D> {
         self.boundaries = detect::Boundaries::default();
         self.slot = Slot::Undecided(HeldLines::default());
         self.prelude = HeldLines::default();
+        self.parts = None;
+        self.file = None;
+    }
+
+    /// The input just begun is made of several files' lines: `parts` says which file
+    /// each is from, so that every line is reported (and `get`'s `$line` counts) in its
+    /// own file, not at its place in the stream they make.
+    pub(crate) fn spliced(&mut self, parts: Option<Parts>) {
+        self.parts = parts;
+    }
+
+    /// A line as the reading split it, numbered in its own file (and that file noted).
+    fn placed<'l>(&mut self, mut line: Line<'l>) -> Line<'l> {
+        if let (Some(parts), Some(offset)) = (&mut self.parts, line.offset) {
+            let (file, number) = parts.place(offset, line.number);
+            line.number = number;
+            let same = match (&self.file, file) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            };
+            if !same {
+                self.file = file.cloned();
+            }
+        }
+        line
     }
 
     /// One line the caller already split (with or without its `\n` or `\r\n`), numbered
@@ -394,7 +431,7 @@ impl<D: Driven> Dispatcher<D> {
             match verdict {
                 Some(format) => self.decide(format)?,
                 None => {
-                    held.push(line, peeked);
+                    held.push(line, peeked, self.file.as_ref());
                     if held.lines.len() >= HOLD_LINES || held.data.len() >= HOLD_BYTES {
                         self.decide(self.named(Format::stream(Agent::Cursor)))?;
                     }
@@ -441,7 +478,7 @@ impl<D: Driven> Dispatcher<D> {
         if let Slot::Ready { dialect, .. } = &mut self.slot {
             dialect.input_named(&self.input_name);
         }
-        held.replay(|line, peeked| self.process(line, peeked))
+        self.replay(held, |this, line, peeked| this.process(line, peeked))
     }
 
     fn process(&mut self, line: &Line<'_>, peeked: &Peeked) -> anyhow::Result<()> {
@@ -455,7 +492,7 @@ impl<D: Driven> Dispatcher<D> {
             // The run the held lines come before started on this line: they are read in
             // it, before what the view makes of this line.
             self.replay_prelude()?;
-            self.engine.handler.line(line.number);
+            self.engine.handler.line(line.number, self.file.as_ref());
         }
         if self.engine.raw_types.contains(head.name) {
             self.engine.handler.after(&raw, head)?;
@@ -480,12 +517,28 @@ impl<D: Driven> Dispatcher<D> {
     fn replay_prelude(&mut self) -> anyhow::Result<()> {
         let held = std::mem::take(&mut self.prelude);
         self.holding = false;
-        let result = held.replay(|line, peeked| {
-            self.engine.handler.line(line.number);
-            self.process(line, peeked)?;
-            self.engine.handler.line_done()
+        let result = self.replay(held, |this, line, peeked| {
+            this.engine.handler.line(line.number, this.file.as_ref());
+            this.process(line, peeked)?;
+            this.engine.handler.line_done()
         });
         self.holding = true;
+        result
+    }
+
+    /// Held lines to `f`, each read as from the file it came from; then the file of the
+    /// line being read again.
+    fn replay(
+        &mut self,
+        held: HeldLines,
+        mut f: impl FnMut(&mut Self, &Line<'_>, &Peeked) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let current = self.file.clone();
+        let result = held.replay(|line, peeked, file| {
+            self.file = file.cloned();
+            f(self, line, peeked)
+        });
+        self.file = current;
         result
     }
 
@@ -496,7 +549,7 @@ impl<D: Driven> Dispatcher<D> {
         line: &Line<'l>,
         peeked: &'p Peeked,
     ) -> anyhow::Result<Option<(RawLine<'l>, &'p Head)>> {
-        self.engine.handler.line(line.number);
+        self.engine.handler.line(line.number, self.file.as_ref());
         let checked = self.checked;
         let engine = &mut self.engine;
         let Slot::Ready { dialect, interest } = &mut self.slot else {
@@ -532,7 +585,7 @@ impl<D: Driven> Dispatcher<D> {
             && dialect.before_run(head, raw.bytes)
             && self.prelude.has_room(line)
         {
-            self.prelude.push(line, peeked);
+            self.prelude.push(line, peeked, self.file.as_ref());
             return Ok(None);
         }
         // A line that would open a run is checked whole first: a broken one opens none.
@@ -652,10 +705,10 @@ impl HeldLines {
         self.lines.len() < HOLD_LINES && self.data.len() + line.raw.len() <= HOLD_BYTES
     }
 
-    /// Each held line to `f`, as it was read.
+    /// Each held line to `f`, as it was read, with the file it is from.
     fn replay(
         &self,
-        mut f: impl FnMut(&Line<'_>, &Peeked) -> anyhow::Result<()>,
+        mut f: impl FnMut(&Line<'_>, &Peeked, Option<&Arc<str>>) -> anyhow::Result<()>,
     ) -> anyhow::Result<()> {
         for h in &self.lines {
             let line = Line {
@@ -667,12 +720,12 @@ impl HeldLines {
                 unterminated: h.unterminated,
                 offset: h.offset,
             };
-            f(&line, &h.peeked)?;
+            f(&line, &h.peeked, h.file.as_ref())?;
         }
         Ok(())
     }
 
-    fn push(&mut self, line: &Line<'_>, peeked: &Peeked) {
+    fn push(&mut self, line: &Line<'_>, peeked: &Peeked, file: Option<&Arc<str>>) {
         let start = self.data.len();
         self.data.extend_from_slice(line.raw);
         let offset = line.bytes.as_ptr() as usize - line.raw.as_ptr() as usize;
@@ -683,6 +736,7 @@ impl HeldLines {
             unterminated: line.unterminated,
             offset: line.offset,
             peeked: peeked.clone(),
+            file: file.cloned(),
         });
     }
 }

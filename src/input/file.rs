@@ -7,6 +7,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use super::open_path;
+use super::parts::Parts;
 
 /// What the reading thread reads.
 pub(crate) enum Opened {
@@ -14,13 +15,18 @@ pub(crate) enum Opened {
     Plain(File),
     /// Lines made from something else (a decompressed file, a database's rows, stdin).
     Made(Box<dyn Read + Send>),
+    /// Lines of several files, one after another's (a session log with its sub-agents'
+    /// logs read in): `parts` says which file each line is from.
+    Spliced(Box<dyn Read + Send>, Parts),
 }
 
 impl Opened {
-    pub(crate) fn into_read(self) -> Box<dyn Read + Send> {
+    /// The bytes to read, and which file each line is from when they are several's.
+    pub(crate) fn into_read(self) -> (Box<dyn Read + Send>, Option<Parts>) {
         match self {
-            Opened::Plain(file) => Box::new(file),
-            Opened::Made(rdr) => rdr,
+            Opened::Plain(file) => (Box::new(file), None),
+            Opened::Made(rdr) => (rdr, None),
+            Opened::Spliced(rdr, parts) => (rdr, Some(parts)),
         }
     }
 }

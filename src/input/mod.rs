@@ -6,6 +6,7 @@ pub(crate) mod file;
 pub(crate) mod json;
 pub(crate) mod lenient;
 pub(crate) mod line_buffer;
+pub(crate) mod parts;
 pub(crate) mod peek;
 pub(crate) mod reader;
 

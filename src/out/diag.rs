@@ -5,6 +5,7 @@
 //! summed up at the end, so stderr is not flooded.
 
 use std::fmt::{self, Display, Write as _};
+use std::sync::Arc;
 
 use anstyle::{AnsiColor, Style};
 
@@ -72,7 +73,13 @@ pub(crate) use unreadable;
 
 pub(crate) struct Diag {
     source: String,
+    /// The file the current line is from, when it is not the input itself (a sub-agent's
+    /// log read in with its session's): messages cite it, not the input.
+    file: Option<Arc<str>>,
     line: u64,
+    /// Stretches of lines begun so far: a new one at each input and at each change of
+    /// file within one, so that a line number and this tell one line from every other.
+    stretch: u64,
     /// Inputs begun so far (the current one's number).
     inputs: u64,
     strict: bool,
@@ -90,7 +97,9 @@ impl Diag {
     pub(crate) fn new(strict: bool, quiet: bool) -> Diag {
         Diag {
             source: String::new(),
+            file: None,
             line: 0,
+            stretch: 0,
             inputs: 0,
             strict,
             quiet,
@@ -128,8 +137,32 @@ impl Diag {
     pub(crate) fn set_source(&mut self, name: &str) {
         self.source.clear();
         self.source.push_str(name);
+        self.file = None;
         self.line = 0;
         self.inputs += 1;
+        self.stretch += 1;
+    }
+
+    /// The current line is from `file` (see [`Diag::file`]); `None`: the input itself.
+    pub(crate) fn set_file(&mut self, file: Option<&Arc<str>>) {
+        let same = match (&self.file, file) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        if !same {
+            self.file = file.cloned();
+            self.stretch += 1;
+        }
+    }
+
+    /// The file the current line is from: the input's, or the one read in it.
+    pub(crate) fn file(&self) -> &str {
+        self.file.as_deref().unwrap_or(&self.source)
+    }
+
+    /// Which stretch of lines is read (see `stretch`): with [`Diag::line`], which line.
+    pub(crate) fn stretch(&self) -> u64 {
+        self.stretch
     }
 
     /// The inputs begun so far: with [`Diag::line`], which line of which input is read.
@@ -141,7 +174,8 @@ impl Diag {
         self.line = line;
     }
 
-    /// The current input's name.
+    /// The current input's name (a session's log, also while its sub-agents' lines are
+    /// read: their runs and sessions are its).
     pub(crate) fn source(&self) -> &str {
         &self.source
     }
@@ -153,7 +187,7 @@ impl Diag {
 
     /// `file:line`, for messages.
     pub(crate) fn position(&self) -> String {
-        format!("{}:{}", self.source, self.line)
+        format!("{}:{}", self.file(), self.line)
     }
 
     /// A line that is not a usable event. The run goes on unless `--strict`.
@@ -165,13 +199,8 @@ impl Diag {
         line: &[u8],
     ) -> Result<(), BadInput> {
         self.msg.clear();
-        let _ = write!(
-            self.msg,
-            "{}:{}: {what}: {}",
-            self.source,
-            self.line,
-            Excerpt(line)
-        );
+        let file = self.file.as_deref().unwrap_or(&self.source);
+        let _ = write!(self.msg, "{file}:{}: {what}: {}", self.line, Excerpt(line));
         if self.strict {
             self.msg.push_str(" (stopped by --strict)");
             return Err(BadInput(std::mem::take(&mut self.msg)));
@@ -202,7 +231,8 @@ impl Diag {
     /// Something worth knowing about the current line that does not stop the run.
     pub(crate) fn warn(&mut self, out: &mut Output, kind: &'static str, what: impl Display) {
         self.msg.clear();
-        let _ = write!(self.msg, "{}:{}: {what}", self.source, self.line);
+        let file = self.file.as_deref().unwrap_or(&self.source);
+        let _ = write!(self.msg, "{file}:{}: {what}", self.line);
         self.emit(out, kind, "warning");
     }
 

@@ -446,13 +446,14 @@ fn read_one<V: View>(
             {
                 let _ = to.source.set(copy);
             }
-            Box::new(file) as Box<dyn io::Read + Send>
+            (Box::new(file) as Box<dyn io::Read + Send>, None)
         }
         // Lines made from something else: no offset in them is one in a file.
-        Opened::Made(rdr) => rdr,
+        Opened::Made(rdr) => (rdr, None),
+        Opened::Spliced(rdr, parts) => (rdr, Some(parts)),
     });
-    let rdr = match opened {
-        Ok(rdr) => rdr,
+    let (rdr, parts) = match opened {
+        Ok(opened) => opened,
         Err(e) => {
             return Done {
                 view: Some(view),
@@ -468,6 +469,7 @@ fn read_one<V: View>(
         .buffer_size(WORKER_BUFFER)
         .inline(std::mem::take(buffer));
     dispatcher.begin(&name);
+    dispatcher.spliced(parts);
     let result = dispatcher.resume(&name, rdr, input.first_line());
     *buffer = dispatcher.take_buffer();
     let (handler, runs) = dispatcher.into_parts();

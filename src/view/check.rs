@@ -123,7 +123,7 @@ impl CheckView {
 
     fn here(ctx: &Ctx) -> Position {
         Position {
-            file: ctx.diag.source().to_string(),
+            file: ctx.diag.file().to_string(),
             line: ctx.diag.line(),
         }
     }

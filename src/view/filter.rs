@@ -30,8 +30,8 @@ pub struct EventFilter {
 /// What the dialect read on the current line, for the criteria that need it.
 #[derive(Debug, Default)]
 pub(crate) struct LineFacts {
-    /// The input's number and the line's: the same line number in the next input is
-    /// another line.
+    /// The stretch of lines (`Diag::stretch`) and the line's number: the same number in
+    /// the next input, or in a sub-agent's log read in, is another line.
     at: (u64, u64),
     tools: Vec<String>,
 }
@@ -45,7 +45,7 @@ impl LineFacts {
             Event::ToolEnded(end) if end.status.class != StatusClass::Pending => &end.call.tool,
             _ => return,
         };
-        let at = (ctx.diag.inputs(), ctx.diag.line());
+        let at = (ctx.diag.stretch(), ctx.diag.line());
         if self.at != at {
             self.at = at;
             self.tools.clear();
@@ -54,7 +54,7 @@ impl LineFacts {
     }
 
     fn tools_on(&self, line: u64, ctx: &Ctx) -> &[String] {
-        if self.at == (ctx.diag.inputs(), line) {
+        if self.at == (ctx.diag.stretch(), line) {
             &self.tools
         } else {
             &[]

@@ -10,6 +10,7 @@
 //! (raw lines, diagnostics, flushing, the exit status).
 
 use std::fmt::{self, Display};
+use std::sync::Arc;
 
 use crate::agent::event::{Agent, AnswerCheck, Event, Outcome, RunEnd, RunInfo, Wants};
 use crate::agent::{AnyDialect, RawLine};
@@ -373,8 +374,9 @@ impl<V: View> Driven for ViewHandler<V> {
         self.ctx.diag.set_source(name);
     }
 
-    fn line(&mut self, number: u64) {
+    fn line(&mut self, number: u64, file: Option<&Arc<str>>) {
         self.ctx.diag.set_line(number);
+        self.ctx.diag.set_file(file);
         self.ctx.ended_here = false;
     }
 

@@ -428,12 +428,10 @@ fn a_sub_agent_no_result_names_is_still_counted() {
     assert_eq!(total["output_tokens"], 510, "{}", usage.stdout);
 }
 
-/// B12: a sub-agent named twice (a `Task` resumed) is read once, each line once.
-#[test]
-fn a_sub_agent_resumed_is_read_once() {
-    let home = tempfile::tempdir().unwrap();
-    let project = home.path().join(".claude/projects/-p");
-    interrupted_task(&project);
+/// The review's B12 folder: B9's session, whose first `Task` names sub-agent `abc` in its
+/// result and whose second `Task` resumes it (lines 4 and 5 of `S1.jsonl`, u4 the last).
+fn resumed_task(project: &Path) {
+    interrupted_task(project);
     let log = project.join("S1.jsonl");
     let named = std::fs::read_to_string(&log).unwrap().replace(
         r#""toolUseResult":"Error: [Request interrupted by user for tool use]""#,
@@ -444,6 +442,14 @@ fn a_sub_agent_resumed_is_read_once() {
         r#"{"parentUuid":"a2","isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"done again"}]},"toolUseResult":{"status":"completed","agentId":"abc","content":[{"type":"text","text":"done again"}]},"uuid":"u4","timestamp":"2026-11-20T10:08:00.000Z","cwd":"/p","sessionId":"S1","version":"2.1.330"}"#,
     ];
     std::fs::write(&log, named + &again.join("\n") + "\n").unwrap();
+}
+
+/// B12: a sub-agent named twice (a `Task` resumed) is read once, each line once.
+#[test]
+fn a_sub_agent_resumed_is_read_once() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-p");
+    resumed_task(&project);
     let seen = cs(
         home.path(),
         &[
@@ -461,6 +467,71 @@ fn a_sub_agent_resumed_is_read_once() {
         .map(|r| r["usage"]["input_tokens"].as_u64().unwrap_or(0))
         .sum();
     assert_eq!(input, 5200, "{}", stats.stdout);
+}
+
+/// B12: a sub-agent's lines read in with its session's are told (`$line`,
+/// `input_filename`, warnings) in the sub-agent's own log, and the session's lines after
+/// them at their own numbers, not at their places in the stream the two make.
+#[test]
+fn a_sub_agents_lines_are_placed_in_its_own_log() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-p");
+    resumed_task(&project);
+    // A line that is not JSON in the sub-agent's log, and one after it.
+    let sub = project.join("S1/subagents/agent-abc.jsonl");
+    let more = r#"{"parentUuid":"s2","isSidechain":true,"agentId":"abc","type":"user","message":{"role":"user","content":"more"},"uuid":"s3","timestamp":"2026-11-20T10:07:00.000Z","cwd":"/p","sessionId":"S1","version":"2.1.330"}"#;
+    let text = std::fs::read_to_string(&sub).unwrap() + "garbage\n" + more + "\n";
+    std::fs::write(&sub, text).unwrap();
+    let (log, sub) = (
+        project.join("S1.jsonl").display().to_string(),
+        sub.display().to_string(),
+    );
+    let program = r#"select(.uuid? != null) | [.uuid, input_filename, $line, $run.file] | @tsv"#;
+    let out = cs(home.path(), &["get", "-r", program, "--from", "claude"]);
+    let expected: String = [
+        ("u1", &log, 1),
+        ("a1", &log, 2),
+        ("u2", &log, 3),
+        ("s1", &sub, 1),
+        ("s2", &sub, 2),
+        ("s3", &sub, 4),
+        ("a2", &log, 4),
+        ("u4", &log, 5),
+    ]
+    .iter()
+    // `$run` is the session's, whichever log the line is in.
+    .map(|(uuid, file, line)| format!("{uuid}\t{file}\t{line}\t{log}\n"))
+    .collect();
+    assert_eq!(out.stdout, expected, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!("{sub}:3: not JSON")),
+        "{}",
+        out.stderr
+    );
+    let u4 = cs(
+        home.path(),
+        &[
+            "get",
+            "-c",
+            r#"select(.uuid == "u4") | $line"#,
+            "--from",
+            "claude",
+        ],
+    );
+    assert_eq!(u4.stdout, "5\n", "{}", u4.stderr);
+    // `check` names the same place; the session is still one, the session log's.
+    let check = cs(home.path(), &["check", "--json", "--from", "claude"]);
+    let bad = json_lines(&check.stdout)
+        .into_iter()
+        .find(|p| p["kind"] == "malformed_line")
+        .unwrap_or_else(|| panic!("{}", check.stdout));
+    assert_eq!(
+        (bad["file"].as_str(), bad["line"].as_u64()),
+        (Some(&*sub), Some(3))
+    );
+    let sessions = cs(home.path(), &["sessions", "--json"]);
+    let rows = json_lines(&sessions.stdout);
+    assert_eq!(rows.len(), 1, "{}", sessions.stdout);
 }
 
 /// B11: session logs, project folders and date folders that are links are followed.

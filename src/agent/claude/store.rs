@@ -16,6 +16,7 @@ use crate::agent::event::Agent;
 use crate::agent::store::{self, Found, Store, env_dir, files_in, home, on_all_cores, subdirs};
 use crate::input::Input;
 use crate::input::file::Opened;
+use crate::input::parts::PartsTx;
 
 pub(crate) struct ClaudeStore;
 
@@ -57,7 +58,8 @@ impl Store for ClaudeStore {
         Ok(if subs.is_empty() {
             Opened::Plain(file)
         } else {
-            Opened::Made(Box::new(WithSubagents::new(file, subs)))
+            let (tx, parts) = crate::input::parts::parts();
+            Opened::Spliced(Box::new(WithSubagents::new(file, subs, tx)), parts)
         })
     }
 }
@@ -269,16 +271,27 @@ fn first_message(path: &Path) -> Option<FirstMessage> {
 /// sub-agent's lines and a line longer than the buffer. Memory holds the buffer and the
 /// longest such line.
 ///
-/// The lines are numbered as one input: a sub-agent's line is reported (and `get`'s
-/// `$line` counts) at its place in the main log's reading, under the main log's name.
+/// Each line is reported (and `get`'s `$line` and `input_filename` tell it) in its own
+/// file, at its own number there: the reading is told where each sub-agent's lines start
+/// in the stream and where the main log's go on ([`PartsTx`]).
 struct WithSubagents {
     main: io::BufReader<File>,
     /// The session's sub-agents' logs.
     subs: Subagents,
     /// The sub-agent being read, by its id.
     sub: Option<(String, io::BufReader<File>)>,
-    /// How far each sub-agent's log was read, by its id.
-    read: std::collections::HashMap<String, u64>,
+    /// How far each sub-agent's log was read, in bytes and lines, by its id.
+    read: std::collections::HashMap<String, (u64, u64)>,
+    /// Where the stretches of each file start in the stream, for the reading.
+    parts: PartsTx,
+    /// The bytes handed out, from where the main log was opened at: the next one's
+    /// offset in the stream, as the line reader counts them.
+    handed: u64,
+    /// The sub-agent just opened, by its file's name: its first line read starts a
+    /// stretch of its lines.
+    announce: Option<Arc<str>>,
+    /// A sub-agent's lines are being handed out: at its end, the main log's go on.
+    in_sub: bool,
     /// The main log ended: the sub-agents' logs no line named are read.
     unnamed: Option<std::vec::IntoIter<String>>,
     /// A line taken whole, and how much of it is passed on.
@@ -290,12 +303,19 @@ struct WithSubagents {
 }
 
 impl WithSubagents {
-    fn new(file: File, subs: Subagents) -> WithSubagents {
+    fn new(mut file: File, subs: Subagents, parts: PartsTx) -> WithSubagents {
+        // A resumed session's log is read from the end of its copy on: the stream's
+        // offsets start there.
+        let handed = io::Seek::stream_position(&mut file).unwrap_or(0);
         WithSubagents {
             main: io::BufReader::with_capacity(1 << 20, file),
             subs,
             sub: None,
             read: Default::default(),
+            parts,
+            handed,
+            announce: None,
+            in_sub: false,
             unnamed: None,
             line: Vec::new(),
             at: 0,
@@ -309,7 +329,8 @@ impl WithSubagents {
             self.sub = None;
             return;
         };
-        let from = self.read.get(agent).copied().unwrap_or(0);
+        let (from, _) = self.read.get(agent).copied().unwrap_or_default();
+        self.announce = Some(Arc::from(path.display().to_string()));
         self.sub = File::open(path).ok().and_then(|mut f| {
             io::Seek::seek(&mut f, io::SeekFrom::Start(from)).ok()?;
             Some((agent.to_string(), io::BufReader::with_capacity(1 << 16, f)))
@@ -326,13 +347,24 @@ impl WithSubagents {
         self.at = 0;
         let n = sub.read_until(b'\n', &mut self.line)?;
         if n > 0 {
-            *self.read.entry(agent.clone()).or_default() += n as u64;
+            let (bytes, lines) = self.read.entry(agent.clone()).or_default();
+            *bytes += n as u64;
+            *lines += 1;
+            if let Some(file) = self.announce.take() {
+                // Every byte before this line was handed out: it starts at `handed`.
+                self.parts.starts(self.handed, Some((file, *lines)));
+                self.in_sub = true;
+            }
             if !self.line.ends_with(b"\n") {
                 self.line.push(b'\n');
             }
             return Ok(true);
         }
         self.sub = None;
+        self.announce = None;
+        if std::mem::take(&mut self.in_sub) {
+            self.parts.starts(self.handed, None);
+        }
         Ok(false)
     }
 
@@ -369,7 +401,7 @@ impl WithSubagents {
                 .get(&agent)
                 .and_then(|p| std::fs::metadata(p).ok())
                 .map_or(0, |m| m.len());
-            if self.read.get(&agent).copied().unwrap_or(0) < len {
+            if self.read.get(&agent).map_or(0, |&(bytes, _)| bytes) < len {
                 self.open_sub(&agent);
                 if !std::mem::replace(&mut self.at_line_start, true) {
                     self.line.clear();
@@ -429,6 +461,16 @@ pub(super) fn is_agent_id(id: &str) -> bool {
 
 impl Read for WithSubagents {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.next_bytes(buf)?;
+        self.handed += n as u64;
+        Ok(n)
+    }
+}
+
+impl WithSubagents {
+    /// The next bytes of the stream: the line taken whole, the main log's next lines, a
+    /// sub-agent's next line; none at the end.
+    fn next_bytes(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             if self.at < self.line.len() {
                 let n = buf.len().min(self.line.len() - self.at);
@@ -457,5 +499,84 @@ impl Read for WithSubagents {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A user line of session S1, naming sub-agent `abc` in its tool result when `names`.
+    fn line(uuid: &str, names: bool) -> String {
+        let result = if names {
+            r#","toolUseResult":{"status":"completed","agentId":"abc"}"#
+        } else {
+            ""
+        };
+        format!(r#"{{"type":"user","uuid":"{uuid}","sessionId":"S1"{result}}}"#) + "\n"
+    }
+
+    /// Each line of the stream with the file and number the reading gives it.
+    fn placed(stream: &[u8], parts: &mut crate::input::parts::Parts) -> Vec<(String, u64)> {
+        let mut at = 0;
+        let mut out = Vec::new();
+        for (i, text) in stream.split_inclusive(|&b| b == b'\n').enumerate() {
+            let (file, number) = parts.place(at, i as u64 + 1);
+            let name = file.map_or("main", |f| {
+                if f.ends_with("agent-abc.jsonl") {
+                    "abc"
+                } else {
+                    "?"
+                }
+            });
+            let uuid = crate::input::json::top_level_value(text.trim_ascii(), "uuid");
+            let uuid = String::from_utf8_lossy(uuid.unwrap_or_default());
+            out.push((format!("{name} {uuid}"), number));
+            at += text.len() as u64;
+        }
+        out
+    }
+
+    /// A sub-agent resumed after its log grew goes on at its next line, numbered there;
+    /// the main log's lines keep their own numbers around it.
+    #[test]
+    fn spliced_lines_keep_their_files_and_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("S1.jsonl");
+        let sub = dir.path().join("S1/subagents/agent-abc.jsonl");
+        std::fs::create_dir_all(sub.parent().unwrap()).unwrap();
+        let log = [line("u1", false), line("u2", true), line("u3", true)].concat();
+        std::fs::write(&main, log).unwrap();
+        std::fs::write(&sub, [line("s1", false), line("s2", false)].concat()).unwrap();
+        let (tx, mut parts) = crate::input::parts::parts();
+        let subs = Subagents::from([("abc".to_string(), sub.clone())]);
+        let mut rdr = WithSubagents::new(File::open(&main).unwrap(), subs, tx);
+        // Past the sub-agent's last line (into the main log's next), a few bytes at a
+        // time; then its log grows.
+        let mut stream = Vec::new();
+        let mut buf = [0u8; 16];
+        let s2 = line("s2", false);
+        while !stream
+            .windows(s2.len() + 1)
+            .any(|w| w.starts_with(s2.as_bytes()))
+        {
+            let n = rdr.read(&mut buf).unwrap();
+            assert!(n > 0);
+            stream.extend_from_slice(&buf[..n]);
+        }
+        let mut f = std::fs::OpenOptions::new().append(true).open(&sub).unwrap();
+        io::Write::write_all(&mut f, line("s3", false).as_bytes()).unwrap();
+        rdr.read_to_end(&mut stream).unwrap();
+        let got = placed(&stream, &mut parts);
+        let want = [
+            ("main \"u1\"", 1),
+            ("main \"u2\"", 2),
+            ("abc \"s1\"", 1),
+            ("abc \"s2\"", 2),
+            ("main \"u3\"", 3),
+            ("abc \"s3\"", 3),
+        ];
+        let want: Vec<_> = want.iter().map(|(s, n)| (s.to_string(), *n)).collect();
+        assert_eq!(got, want);
     }
 }

@@ -540,7 +540,7 @@ mod tests {
 
     fn run(code: &str) -> Vec<String> {
         let p = super::super::Program::compile(code, &Default::default()).unwrap();
-        p.run(Val::Null, &Val::Null, 1)
+        p.run(Val::Null, &Val::Null, &Val::Null, 1)
             .map(|r| match r {
                 Ok(v) => Jv(v).to_string(),
                 Err(e) => format!("error: {e:?}"),

@@ -142,6 +142,8 @@ pub(crate) struct GetView {
     errors: u64,
     /// `$run`, and what it was made for: (input, run index, in a run, session id known).
     run_value: Option<((u64, u64, bool, bool), Val)>,
+    /// `input_filename`, and the stretch of lines it was made for (`Diag::stretch`).
+    file_value: Option<(u64, Val)>,
     /// Runs started in the current input, and that input's number.
     runs_in_input: (u64, u64),
     /// `-s`: the inputs of the current run.
@@ -200,6 +202,7 @@ impl GetView {
             last_falsy: false,
             errors: 0,
             run_value: None,
+            file_value: None,
             runs_in_input: (0, 0),
             slurped: Vec::new(),
             normalizer: crate::view::normalized::Normalizer::new(),
@@ -298,6 +301,19 @@ impl GetView {
         value
     }
 
+    /// `input_filename`: the file the current line is in (made again only when it changes).
+    fn file_value(&mut self, ctx: &Ctx) -> Val {
+        let stretch = ctx.diag.stretch();
+        match &self.file_value {
+            Some((at, file)) if *at == stretch => file.clone(),
+            _ => {
+                let file = Val::from(ctx.diag.file().to_string());
+                self.file_value = Some((stretch, file.clone()));
+                file
+            }
+        }
+    }
+
     /// One input value: slurped, or run through the program now.
     fn input(&mut self, value: Val, ctx: &mut Ctx) -> anyhow::Result<()> {
         if self.opts.slurp {
@@ -313,8 +329,14 @@ impl GetView {
         } else {
             Val::Null
         };
+        // `-n` reads no file: jq's `input_filename` is then null.
+        let file = if self.opts.program.reads_file() && !self.opts.null_input {
+            self.file_value(ctx)
+        } else {
+            Val::Null
+        };
         let program = Arc::clone(&self.opts.program);
-        for result in program.run(value, &run, ctx.diag.line()) {
+        for result in program.run(value, &run, &file, ctx.diag.line()) {
             match result {
                 Ok(v) => self.write_value(&v, ctx)?,
                 Err(program::Failure::Error(message)) => {

@@ -10,8 +10,10 @@
 //!   every field but `file` is `null`;
 //! - `$line`: the input's line number in its file.
 //!
-//! A variable of the same name given on the command line wins; `input_filename` and
-//! `input_line_number` read the same facts whatever the user named.
+//! A variable of the same name given on the command line wins; `input_line_number` reads
+//! the same fact whatever the user named, and `input_filename` the file the input's line
+//! is in: `$run.file`, but for a sub-agent's log read in with its session's, whose runs
+//! are the session's.
 
 use std::fmt;
 
@@ -24,9 +26,9 @@ use super::jv::Jv;
 /// The kind of data programs run on: JSON values as jq has them, no other global data.
 type Data = JustLut<Jv>;
 
-/// The names `get` binds for every input, after the user's variables. `$__cs_run` and
-/// `$__cs_line` are always ours, for the definitions that must not see a user's `$run`.
-const PER_INPUT: [&str; 2] = ["$__cs_run", "$__cs_line"];
+/// The names `get` binds for every input, after the user's variables. `$__cs_file` and
+/// `$__cs_line` are always ours, for the definitions that must not see a user's `$line`.
+const PER_INPUT: [&str; 2] = ["$__cs_file", "$__cs_line"];
 
 /// Which of `get`'s own variables a program can read. Each costs a little on every input,
 /// so only those its text names are bound (the library's definitions name none of them).
@@ -36,7 +38,7 @@ struct Reads {
     env: bool,
     /// `$ARGS`.
     args: bool,
-    /// `input_filename`, `input_line_number`: `$__cs_run`, `$__cs_line`.
+    /// `input_filename`, `input_line_number`: `$__cs_file`, `$__cs_line`.
     place: bool,
     /// `$run`, `$line` (unless the user set them).
     run: bool,
@@ -182,23 +184,30 @@ impl Program {
         })
     }
 
-    /// Whether the program reads `$run` (or `input_filename`): else it need not be made.
+    /// Whether the program reads `$run`: else it need not be made.
     pub(crate) fn reads_run(&self) -> bool {
-        self.reads.run || self.reads.place
+        self.reads.run
     }
 
-    /// Runs the program on one input; `run` is `$run`, `line` is `$line`.
+    /// Whether the program reads `input_filename`: else its value need not be made.
+    pub(crate) fn reads_file(&self) -> bool {
+        self.reads.place
+    }
+
+    /// Runs the program on one input; `run` is `$run`, `file` the file its line is in
+    /// (`input_filename`), `line` is `$line`.
     pub(crate) fn run<'p>(
         &'p self,
         input: Val,
         run: &Val,
+        file: &Val,
         line: u64,
     ) -> impl Iterator<Item = Result<Val, Failure>> + 'p {
         let r = self.reads;
         let line = || Jv::from(usize::try_from(line).unwrap_or(usize::MAX));
         let run = || Jv(run.clone());
         let per_input = [
-            r.place.then(run),
+            r.place.then(|| Jv(file.clone())),
             r.place.then(line),
             r.run.then(run),
             r.line.then(line),
@@ -283,7 +292,7 @@ pub(crate) enum Failure {
 /// The builtins that read the input's place: from `get`'s own variables, so that a
 /// user's `$run` or `$line` does not change them.
 const PLACE_DEFS: &str = "
-def input_filename: $__cs_run.file;
+def input_filename: $__cs_file;
 def input_line_number: $__cs_line;
 ";
 
@@ -421,7 +430,7 @@ mod tests {
     fn run(code: &str, input: &str) -> Vec<String> {
         let p = Program::compile(code, &Bindings::default()).unwrap();
         let input = jaq_json::read::parse_single(input.as_bytes()).unwrap();
-        p.run(input, &Val::Null, 7)
+        p.run(input, &Val::Null, &Val::from("f.jsonl".to_string()), 7)
             .map(|r| match r {
                 Ok(v) => v.to_string(),
                 Err(e) => format!("error: {e:?}"),
@@ -433,6 +442,7 @@ mod tests {
     fn a_program_runs_on_its_input_with_the_line_number() {
         assert_eq!(run(".a, $line", r#"{"a":[1,"x"]}"#), ["[1,\"x\"]", "7"]);
         assert_eq!(run("input_line_number", "null"), ["7"]);
+        assert_eq!(run("input_filename", "null"), ["\"f.jsonl\""]);
     }
 
     #[test]
@@ -460,7 +470,7 @@ mod tests {
         };
         let p = Program::compile("$run, $ARGS.named.run", &b).unwrap();
         let out: Vec<String> = p
-            .run(Val::Null, &Val::from(1usize), 1)
+            .run(Val::Null, &Val::from(1usize), &Val::Null, 1)
             .map(|r| r.unwrap().to_string())
             .collect();
         assert_eq!(out, ["\"mine\"", "\"mine\""]);
@@ -470,7 +480,7 @@ mod tests {
     fn halt_and_errors_are_told_apart() {
         assert_eq!(run("error(\"x\")", "null").len(), 1);
         let p = Program::compile("halt_error(3)", &Bindings::default()).unwrap();
-        let r: Vec<_> = p.run(Val::Null, &Val::Null, 1).collect();
+        let r: Vec<_> = p.run(Val::Null, &Val::Null, &Val::Null, 1).collect();
         assert!(matches!(r[..], [Err(Failure::Halt(3))]), "{r:?}");
     }
 }
