@@ -11,6 +11,7 @@
 #   SIZE=100M RUNS=3 scripts/bench.sh
 #   BASELINE=/path/to/older/cursor-stream scripts/bench.sh   # and an older build, same run
 #   GET_ONLY=1 scripts/bench.sh      # only the get rows against jq and jaq, and `wc -l`
+#   BIN=/tmp/cs scripts/bench.sh     # that build, not this tree's (built with --profile dist)
 #
 # Needs hyperfine, jq and python3 (hyperfine and jq are installed with apt-get if missing),
 # and jaq (`cargo install --locked jaq` if missing; without it the jaq columns stay blank).
@@ -33,8 +34,12 @@ for tool in hyperfine jq; do
   fi
 done
 
-cargo build --profile dist --quiet --bin cursor-stream --example generate
-BIN=$PWD/target/dist/cursor-stream
+# BIN=/path/to/cursor-stream benchmarks that build instead of building this tree's.
+if [ -z "${BIN:-}" ]; then
+  cargo build --profile dist --quiet --bin cursor-stream --example generate
+  BIN=$PWD/target/dist/cursor-stream
+fi
+[ -x target/dist/examples/generate ] || cargo build --profile dist --quiet --example generate
 BASELINE=${BASELINE:-}
 LOG=$DIR/log-$SIZE.ndjson
 DELTAS=$DIR/deltas-$SIZE.ndjson

@@ -206,6 +206,7 @@ pub(crate) fn with_view<W: WithView>(choice: &ViewChoice, w: W) -> W::Out {
         ViewChoice::Transcript(opts) => w.call(transcript::TranscriptView::new(opts.clone())),
         ViewChoice::Sessions(opts) => w.call(sessions::SessionsView::new(opts.clone())),
         ViewChoice::Usage(opts) => w.call(usage::UsageView::new(opts.clone())),
+        ViewChoice::Export(opts) => w.call(export::ExportView::new(opts.clone())),
     }
 }
 

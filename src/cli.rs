@@ -267,6 +267,26 @@ cut by each model call's own time. Costs come from a price table built in (LiteL
 --prices); a model with no price has no cost, and is named on stderr.")]
     Usage(UsageArgs),
 
+    /// Write every run, model call and tool call into a ledger: Parquet tables by day that
+    /// DuckDB, Spark, Trino or ClickHouse read, and that many machines share.
+    #[command(after_help = "\
+Examples:
+  cursor-stream export                                  every agent's logs, into the default ledger
+  cursor-stream export --ledger /mnt/team/ledger        a shared folder: every machine, no server
+  cursor-stream export --ledger ledger run.ndjson       a saved stream (a CI job's last step)
+  cursor-stream usage --ledger /mnt/team/ledger --by machine
+  duckdb -c \"select agent, sum(cost_usd) from read_parquet('ledger/calls/**/*.parquet',
+            hive_partitioning = true) group by all\"
+
+Tables: calls (a row per model call), runs (per run), tools (per tool call), each under
+DIR/<table>/date=YYYY-MM-DD/ (UTC). No prompt, answer or tool argument text is written:
+counts, names, kinds, statuses and working directories only. An export writes only what is
+new: logs unchanged since this machine's last export are not read, and a log that grew
+gives only its new rows. A call, run or tool call may be in several files (a copy of a
+session on two machines); its key (call_key, run_key, run_key + seq) is the same in each,
+and `usage --ledger` counts it once (see the README for the engines' queries).")]
+    Export(ExportArgs),
+
     /// What a run did, to look at: GitHub Markdown (a CI step summary, a PR comment) or,
     /// with --html, one self-contained page with a timeline of the tool calls.
     #[command(after_help = "\
@@ -336,6 +356,7 @@ impl Command {
             Command::Stats(_) => "stats",
             Command::Sessions(_) => "sessions",
             Command::Usage(_) => "usage",
+            Command::Export(_) => "export",
             Command::Transcript(_) => "transcript",
             Command::Check(_) => "check",
             Command::Run(_) => "run",
@@ -569,6 +590,45 @@ pub(crate) struct UsageArgs {
     /// Prices from FILE, a price list in LiteLLM's format
     /// (model_prices_and_context_window.json), instead of the table built in.
     #[arg(long, value_name = "FILE", help_heading = "Report")]
+    pub prices: Option<PathBuf>,
+
+    /// Read the model calls from a ledger (`export`'s) instead of the agents' logs: every
+    /// machine that exported into it. Without DIR, the default ledger.
+    #[arg(long, value_name = "DIR", num_args = 0..=1, help_heading = "Report")]
+    pub ledger: Option<Option<PathBuf>>,
+
+    /// A column more in each row: the machine that exported the calls (with --ledger; a
+    /// call several machines hold counts under the first), or the project (the session's
+    /// working directory).
+    #[arg(long, value_enum, value_name = "COLUMN", help_heading = "Report")]
+    pub by: Option<ByChoice>,
+}
+
+/// `usage --by`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ByChoice {
+    Machine,
+    Project,
+}
+
+#[derive(Debug, Args)]
+#[command(mut_arg("files", |a| a.help(EVERY_STORE_FILES)))]
+pub(crate) struct ExportArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// The ledger's folder (made when missing); by default
+    /// $XDG_DATA_HOME/cursor-stream/ledger (~/.local/share/cursor-stream/ledger).
+    #[arg(long, value_name = "DIR")]
+    pub ledger: Option<PathBuf>,
+
+    /// The name the rows are labelled with; by default the host name.
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
+
+    /// Prices from FILE, a price list in LiteLLM's format, instead of the table built in
+    /// (for `cost_usd`; the tokens are written too).
+    #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
 }
 

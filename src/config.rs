@@ -13,6 +13,7 @@ use crate::input::Input;
 use crate::supervise::RunOptions;
 use crate::view::check::CheckOptions;
 use crate::view::events::EventsOptions;
+use crate::view::export::ExportOptions;
 use crate::view::get::{Bindings, GetOptions, Layout};
 use crate::view::normalized::NormalizedOptions;
 use crate::view::progress::ProgressOptions;
@@ -22,7 +23,7 @@ use crate::view::text::TextOptions;
 use crate::view::tools::{CallFilter, ToolsOptions};
 use crate::view::transcript::TranscriptOptions;
 use crate::view::usage::prices::Prices;
-use crate::view::usage::{CostMode, Report, UsageOptions};
+use crate::view::usage::{By, CostMode, Report, UsageOptions};
 
 #[derive(Debug, Clone)]
 pub enum ViewChoice {
@@ -40,6 +41,7 @@ pub enum ViewChoice {
     Transcript(TranscriptOptions),
     Sessions(SessionsOptions),
     Usage(UsageOptions),
+    Export(ExportOptions),
 }
 
 /// Everything a run needs, decided once.
@@ -99,6 +101,12 @@ impl Config {
                 a.input,
             ),
             Command::Transcript(a) => transcript_view(a),
+            Command::Export(a) => {
+                let (view, inputs) = export_view(a);
+                return Action::View(Box::new(Config::with_terminals(
+                    view, run, inputs, cli.global,
+                )));
+            }
             Command::Usage(mut a) => {
                 // With `usage`, `--agent` chooses the agent's rows (and logs), and no
                 // stream's format.
@@ -112,7 +120,11 @@ impl Config {
                     a.input.stores.from = vec![crate::cli::FromChoice(Some(agent))];
                 }
                 let (view, input) = usage_view(a, report, agent);
-                let inputs = store_inputs(input, true);
+                let inputs = match &view {
+                    // The ledger holds the calls: no log is read.
+                    ViewChoice::Usage(o) if o.ledger.is_some() => Vec::new(),
+                    _ => store_inputs(input, true),
+                };
                 return Action::View(Box::new(Config::with_terminals(
                     view, run, inputs, cli.global,
                 )));
@@ -383,7 +395,24 @@ fn usage_view(
         },
         None => Prices::builtin(),
     };
+    let ledger = match a.ledger {
+        Some(dir) => {
+            if !a.input.files.is_empty() {
+                usage_error("--ledger reads the ledger, not files: name either");
+            }
+            Some(dir.or_else(crate::ledger::default_dir).unwrap_or_else(|| {
+                usage_error("--ledger: no data directory (set HOME or XDG_DATA_HOME, or name DIR)")
+            }))
+        }
+        None => None,
+    };
     let opts = UsageOptions {
+        ledger,
+        by: a.by.map(|b| match b {
+            crate::cli::ByChoice::Machine => By::Machine,
+            crate::cli::ByChoice::Project => By::Project,
+        }),
+        project: a.input.stores.project.clone(),
         report,
         json: a.json,
         html: a.html,
@@ -462,6 +491,62 @@ fn store_inputs(args: InputArgs, from_all_by_default: bool) -> Vec<Input> {
             .map(|f| f.input),
     );
     found
+}
+
+/// `export`: the logs to read — those found (or named) but the ones this machine's last
+/// export into the ledger saw with the same size and time — and the view.
+fn export_view(a: crate::cli::ExportArgs) -> (ViewChoice, Vec<Input>) {
+    let ledger = a
+        .ledger
+        .or_else(crate::ledger::default_dir)
+        .unwrap_or_else(|| {
+            usage_error("--ledger: no data directory (set HOME or XDG_DATA_HOME, or name DIR)")
+        });
+    let machine = a.machine.unwrap_or_else(crate::ledger::host_name);
+    if machine.trim().is_empty() {
+        usage_error("--machine: a machine needs a name");
+    }
+    let prices = match &a.prices {
+        Some(path) => Prices::load(path).unwrap_or_else(|e| usage_error(format!("--prices: {e}"))),
+        None => Prices::builtin(),
+    };
+    let state = crate::ledger::State::load(&ledger, &machine)
+        .unwrap_or_else(|e| usage_error(format!("--ledger: {e:#}")));
+    crate::ledger::clean_up(&ledger, &machine);
+    let mut reading = std::collections::BTreeMap::new();
+    let mut unchanged = 0;
+    let inputs: Vec<Input> = store_inputs(a.input, true)
+        .into_iter()
+        .filter(|input| {
+            let path = match input {
+                Input::Path(p) | Input::Database { path: p, .. } | Input::Rest { path: p, .. } => p,
+                Input::Stdin => return true,
+            };
+            let Some(now) = crate::ledger::stat(path) else {
+                return true;
+            };
+            let name = input.name();
+            let same = state
+                .files
+                .get(&name)
+                .is_some_and(|s| s.size == now.size && s.modified_ns == now.modified_ns);
+            if same {
+                unchanged += 1;
+            } else {
+                reading.insert(name, now);
+            }
+            !same
+        })
+        .collect();
+    let opts = ExportOptions {
+        ledger,
+        machine,
+        prices: std::sync::Arc::new(prices),
+        state: std::sync::Arc::new(state),
+        reading: std::sync::Arc::new(reading),
+        unchanged,
+    };
+    (ViewChoice::Export(opts), inputs)
 }
 
 /// A name that is no file, but the start of a session's id: that session's log.

@@ -98,6 +98,7 @@ mod exit;
 mod handler;
 #[allow(missing_docs)]
 mod input;
+mod ledger;
 mod out;
 mod parallel;
 mod read;

@@ -25,6 +25,7 @@ use crate::runs::Runs;
 
 pub(crate) mod check;
 pub(crate) mod events;
+pub(crate) mod export;
 pub(crate) mod filter;
 pub(crate) mod get;
 pub(crate) mod json;

@@ -13,22 +13,23 @@
 
 pub(crate) mod html;
 pub(crate) mod prices;
+pub(crate) mod record;
 
 pub(crate) use prices::builtin_source;
 pub(crate) mod table;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
 
 use jiff::tz::TimeZone;
 
-use crate::agent::event::{Agent, Event, RunEnd, Usage, Wants};
+use crate::agent::event::{Agent, Event, RunEnd, Wants};
 use crate::exit::ExitStatus;
 use crate::out::diag::Unreadable;
 use crate::runs::Runs;
 use crate::view::{Ctx, View};
 use prices::{Price, Prices};
+pub(crate) use record::{Rec, Recorder, RunKey};
 
 /// What a row is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -67,39 +68,26 @@ pub struct UsageOptions {
     pub agent: Option<Agent>,
     pub cost: CostMode,
     pub prices: Arc<Prices>,
+    /// `--ledger`: the calls come from this ledger, not from logs.
+    pub ledger: Option<std::path::PathBuf>,
+    /// `--by`: a column more.
+    pub by: Option<By>,
+    /// `--project`, for a ledger's calls (logs are chosen by it before they are read).
+    pub project: Option<std::path::PathBuf>,
 }
 
-/// A run, as the records name it.
-#[derive(Debug)]
-struct RunKey {
-    file: Arc<str>,
-    session: Option<Arc<str>>,
-    /// Its place in its file, from 0.
-    index: u32,
-}
-
-/// One model call (or one stream's run).
-#[derive(Debug)]
-struct Rec {
-    at_ms: Option<i64>,
-    agent: Agent,
-    model: Option<Arc<str>>,
-    usage: Usage,
-    run: Arc<RunKey>,
-    /// A hash of the agent and the call's id.
-    id: Option<u64>,
+/// `--by`: what the column more in each row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    /// The machine whose export holds the call (this one, for logs read here).
+    Machine,
+    /// The run's working directory.
+    Project,
 }
 
 pub(crate) struct UsageView {
     opts: UsageOptions,
-    records: Vec<Rec>,
-    /// The open run, and whether it gave records of its own.
-    run: Option<Arc<RunKey>>,
-    run_records: usize,
-    file: Arc<str>,
-    runs_in_file: u32,
-    models: HashMap<String, Arc<str>>,
-    hasher: RandomState,
+    calls: Recorder,
     /// Records left out: a count that is no count.
     skipped: u64,
 }
@@ -108,25 +96,9 @@ impl UsageView {
     pub(crate) fn new(opts: UsageOptions) -> UsageView {
         UsageView {
             opts,
-            records: Vec::new(),
-            run: None,
-            run_records: 0,
-            file: Arc::from(""),
-            runs_in_file: 0,
-            models: HashMap::new(),
-            hasher: RandomState::new(),
+            calls: Recorder::default(),
             skipped: 0,
         }
-    }
-
-    fn model(&mut self, name: Option<&str>) -> Option<Arc<str>> {
-        let name = name?;
-        if let Some(m) = self.models.get(name) {
-            return Some(m.clone());
-        }
-        let m: Arc<str> = Arc::from(name);
-        self.models.insert(name.to_string(), m.clone());
-        Some(m)
     }
 }
 
@@ -144,16 +116,11 @@ impl View for UsageView {
     }
 
     fn fork(&self) -> Option<Self> {
-        // The same keys: a call's id must hash alike in every worker, or the records
-        // merged from two workers would not meet in the count once across files.
-        Some(UsageView {
-            hasher: self.hasher.clone(),
-            ..UsageView::new(self.opts.clone())
-        })
+        Some(UsageView::new(self.opts.clone()))
     }
 
     fn merge(&mut self, later: Self) {
-        self.records.extend(later.records);
+        self.calls.records.extend(later.calls.records);
         self.skipped += later.skipped;
     }
 
@@ -170,89 +137,34 @@ impl View for UsageView {
     }
 
     fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        let source = ctx.diag.source();
-        if *self.file != *source {
-            self.file = Arc::from(source);
-            self.runs_in_file = 0;
-        }
-        let session = ctx.run.session_id.as_deref().map(Arc::from);
-        self.run = Some(Arc::new(RunKey {
-            file: self.file.clone(),
-            session,
-            index: self.runs_in_file,
-        }));
-        self.runs_in_file += 1;
-        self.run_records = self.records.len();
+        self.calls.run_start(ctx);
         Ok(())
     }
 
     fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        let Event::Billed(billed) = ev else {
-            return Ok(());
-        };
-        let Some(run) = self.run.clone() else {
-            return Ok(());
-        };
-        let model = self.model(billed.model.or(ctx.run.model.as_deref()));
-        let id = billed
-            .id
-            .map(|id| self.hasher.hash_one((ctx.run.agent.name(), id)));
-        self.records.push(Rec {
-            at_ms: billed.at_ms.and_then(|t| i64::try_from(t).ok()),
-            agent: ctx.run.agent,
-            model,
-            usage: billed.usage,
-            run,
-            id,
-        });
+        if let Event::Billed(billed) = ev {
+            self.calls.billed(billed, ctx);
+        }
         Ok(())
     }
 
     fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        let Some(run) = self.run.take() else {
-            return Ok(());
-        };
-        // The session id may have come after the run's start.
-        let run = match (&run.session, &ctx.run.session_id) {
-            (None, Some(id)) => Arc::new(RunKey {
-                session: Some(Arc::from(id.as_str())),
-                file: run.file.clone(),
-                index: run.index,
-            }),
-            _ => run,
-        };
-        let at = end
-            .last_ms
-            .or(ctx.run.started_ms)
-            .and_then(|t| i64::try_from(t).ok())
-            .or_else(|| file_time(&run.file));
-        let mine = self.run_records;
-        for r in &mut self.records[mine..] {
-            r.at_ms = r.at_ms.or(at);
-            r.run = run.clone();
-        }
-        if self.records.len() == mine
-            && let Some(usage) = end.usage
-        {
-            // A stream's run: its usage, at its time.
-            let model = self.model(ctx.run.model.as_deref());
-            self.records.push(Rec {
-                at_ms: at,
-                agent: ctx.run.agent,
-                model,
-                usage,
-                run,
-                id: None,
-            });
-        }
+        self.calls.run_end(end, ctx);
         Ok(())
     }
 
     fn finish(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if let Some(dir) = &self.opts.ledger {
+            self.calls.records = crate::ledger::read_calls(dir)?;
+        }
         let rows = self.rows(ctx);
         if self.opts.json {
             for row in &rows.rows {
-                let mut line = row.json(self.opts.report);
+                let by = self.opts.by.map(|b| match b {
+                    By::Machine => "machine",
+                    By::Project => "project",
+                });
+                let mut line = row.json(self.opts.report, by);
                 line.push('\n');
                 ctx.out.write_out(line.as_bytes())?;
             }
@@ -276,13 +188,17 @@ impl View for UsageView {
     }
 }
 
-/// When a file was last changed: the time of a stream's run that says none.
-fn file_time(file: &str) -> Option<i64> {
-    let modified = std::fs::metadata(file).ok()?.modified().ok()?;
-    let d = modified
-        .duration_since(std::time::SystemTime::UNIX_EPOCH)
-        .ok()?;
-    i64::try_from(d.as_millis()).ok()
+/// A call's cost as `usage` reckons it by default, and where it comes from: the agent's
+/// own figure where it reports one (more than nothing), else its tokens priced by
+/// `prices`; none for a model with no price.
+pub(crate) fn call_cost(prices: &Prices, r: &Rec) -> (Option<f64>, Option<&'static str>) {
+    if let Some(c) = r.usage.cost_usd.filter(|c| *c > 0.0) {
+        return (Some(c), Some("agent"));
+    }
+    match r.model.as_deref().and_then(|m| prices.find(m)) {
+        Some(p) => (Some(p.cost(&r.usage)), Some("prices")),
+        None => (None, None),
+    }
 }
 
 /// The report: its rows, and the totals.
@@ -327,12 +243,16 @@ pub(crate) enum Key {
         session: Option<Arc<str>>,
     },
     None,
+    /// With `--by`: the key, and the machine or project.
+    By(Box<Key>, Arc<str>),
 }
 
 impl Key {
     /// The row's first cell.
     pub(crate) fn label(&self) -> String {
         match self {
+            Key::By(key, by) if **key == Key::None => by.to_string(),
+            Key::By(key, by) => format!("{}  {by}", key.label()),
             Key::Period(p) => p.clone(),
             Key::Session { session, .. } => session.as_deref().unwrap_or("-").to_string(),
             Key::Run { file, index, .. } => format!("{file}#{}", index + 1),
@@ -416,9 +336,25 @@ impl UsageView {
         let mut prices: HashMap<Option<Arc<str>>, Option<Price>> = HashMap::new();
         let mut total = Sums::default();
         let mut priced = false;
-        let records = std::mem::take(&mut self.records);
+        let records = std::mem::take(&mut self.calls.records);
+        let host: Arc<str> = Arc::from(crate::ledger::host_name());
+        let project = self
+            .opts
+            .ledger
+            .as_ref()
+            .and(self.opts.project.as_ref())
+            .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()));
         for r in &records {
-            if r.id.is_some_and(|id| !seen.insert(id)) {
+            if !seen.insert(&*r.key) {
+                continue;
+            }
+            if let Some(p) = &project
+                && !r
+                    .run
+                    .cwd
+                    .as_deref()
+                    .is_some_and(|c| std::path::Path::new(c).starts_with(p))
+            {
                 continue;
             }
             if self.opts.agent.is_some_and(|a| a != r.agent) {
@@ -438,7 +374,7 @@ impl UsageView {
             });
             let cost = Self::cost(self.opts.cost, price.as_ref(), r, &mut unpriced);
             priced |= cost.is_some();
-            let key = self.key(r);
+            let key = self.key(r, &host);
             let row = rows
                 .entry((key.clone(), r.agent.name(), r.model.clone()))
                 .or_insert_with(|| Row {
@@ -450,7 +386,8 @@ impl UsageView {
             row.sums.add(r, cost);
             total.add(r, cost);
         }
-        self.records = records;
+        drop(seen);
+        self.calls.records = records;
         for (model, agent) in unpriced.keys() {
             ctx.out.begin_err_block();
             ctx.out.write_err(
@@ -492,7 +429,19 @@ impl UsageView {
         }
     }
 
-    fn key(&self, r: &Rec) -> Key {
+    fn key(&self, r: &Rec, host: &Arc<str>) -> Key {
+        let key = self.base_key(r);
+        match self.opts.by {
+            None => key,
+            Some(By::Machine) => Key::By(Box::new(key), r.machine.clone().unwrap_or(host.clone())),
+            Some(By::Project) => Key::By(
+                Box::new(key),
+                r.run.cwd.clone().unwrap_or_else(|| Arc::from("-")),
+            ),
+        }
+    }
+
+    fn base_key(&self, r: &Rec) -> Key {
         match self.opts.report {
             Report::Daily | Report::Weekly | Report::Monthly => {
                 Key::Period(period(r.at_ms, self.opts.report, &self.opts.tz))
@@ -533,9 +482,13 @@ fn period(at_ms: Option<i64>, report: Report, tz: &TimeZone) -> String {
 impl Row {
     /// The row as `--json` writes it: the key's fields, then the agent's, the model's and
     /// the numbers.
-    pub(crate) fn json(&self, report: Report) -> String {
+    pub(crate) fn json(&self, report: Report, by_name: Option<&'static str>) -> String {
         use serde_json::{Value, json};
-        let mut fields: Vec<(&str, Value)> = match (&self.key, report) {
+        let (key, by) = match &self.key {
+            Key::By(key, by) => (&**key, Some(by)),
+            key => (key, None),
+        };
+        let mut fields: Vec<(&str, Value)> = match (key, report) {
             (Key::Period(p), _) => vec![("date", json!(p))],
             (Key::Session { session, file }, _) => vec![
                 ("session_id", json!(session.as_deref())),
@@ -553,8 +506,11 @@ impl Row {
                 ("session_id", json!(session.as_deref())),
                 ("index", json!(index)),
             ],
-            (Key::None, _) => Vec::new(),
+            (Key::None | Key::By(..), _) => Vec::new(),
         };
+        if let (Some(by), Some(name)) = (by, by_name) {
+            fields.push((name, json!(&**by)));
+        }
         let s = &self.sums;
         fields.extend([
             ("agent", json!(self.agent.name())),
