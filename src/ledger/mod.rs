@@ -17,6 +17,7 @@
 //! first exported for a call, the last for a run or tool call (a run that has ended since).
 
 mod parquet;
+mod record;
 mod state;
 mod tables;
 
@@ -26,10 +27,9 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 
+pub(crate) use record::{Rec, Recorder, RunKey, hash};
 pub(crate) use state::{Seen, State, stat};
 pub(crate) use tables::{Call, Run, Stamp, Tool};
-
-use crate::view::usage::Rec;
 
 /// The tables, by folder name.
 pub(crate) const TABLES: [&str; 3] = ["calls", "runs", "tools"];
@@ -76,7 +76,7 @@ pub(crate) fn file_safe(name: &str) -> String {
     if safe == name && !safe.is_empty() {
         safe
     } else {
-        let hash = crate::view::usage::record::hash(name.as_bytes());
+        let hash = hash(name.as_bytes());
         format!("{safe}-{:08x}", hash >> 32)
     }
 }

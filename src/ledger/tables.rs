@@ -7,8 +7,8 @@ use std::hash::Hasher as _;
 use std::sync::Arc;
 
 use super::parquet::{Column, ReadRow};
+use super::record::{Rec, RunKey};
 use crate::agent::event::{Agent, Usage};
-use crate::view::usage::{Rec, RunKey};
 
 /// A model call, as `export` writes it: the record `usage` counts, and its cost.
 #[derive(Clone, Copy)]

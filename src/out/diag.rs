@@ -94,6 +94,11 @@ pub(crate) struct Diag {
 }
 
 impl Diag {
+    /// Whether `--quiet` asked for no notes on stderr.
+    pub(crate) fn is_quiet(&self) -> bool {
+        self.quiet
+    }
+
     pub(crate) fn new(strict: bool, quiet: bool) -> Diag {
         Diag {
             source: String::new(),

@@ -14,11 +14,10 @@ use std::sync::Arc;
 
 use crate::agent::event::{Event, Outcome, RunEnd, StatusClass, Wants};
 use crate::exit::ExitStatus;
-use crate::ledger::{self, Call, Run, Seen, Stamp, State, Tool};
+use crate::ledger::{self, Call, Rec, Recorder, Run, RunKey, Seen, Stamp, State, Tool};
 use crate::runs::Runs;
 use crate::view::usage::prices::Prices;
-use crate::view::usage::{Rec, Recorder, RunKey};
-use crate::view::{Ctx, View, words};
+use crate::view::{Ctx, View};
 
 #[derive(Debug, Clone)]
 pub struct ExportOptions {
@@ -97,20 +96,20 @@ impl View for ExportView {
     }
 
     fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        self.calls.run_start(ctx);
+        self.calls.run_start(ctx.diag.source(), &ctx.run);
         self.open_tools.clear();
         Ok(())
     }
 
     fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         match ev {
-            Event::Billed(billed) => self.calls.billed(billed, ctx),
+            Event::Billed(billed) => self.calls.billed(billed, &ctx.run),
             Event::ToolEnded(end) if self.calls.open_run().is_some() => {
                 self.open_tools.push(OpenTool {
                     seq: end.seq,
                     tool: end.call.tool.to_string(),
                     kind: end.call.kind.name(),
-                    status: words::status_word(end.status).to_string(),
+                    status: end.status.word.to_string(),
                     failed: matches!(
                         end.status.class,
                         StatusClass::Failed | StatusClass::Rejected
@@ -126,7 +125,7 @@ impl View for ExportView {
 
     fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         let first = self.calls.records.len();
-        let Some(key) = self.calls.run_end(end, ctx) else {
+        let Some(key) = self.calls.run_end(end, &ctx.run) else {
             return Ok(());
         };
         // The run's own records: those it gave, or the one of its usage (a stream's).
@@ -218,8 +217,10 @@ impl View for ExportView {
             self.opts.ledger.display(),
             self.opts.unchanged,
         );
-        ctx.out.begin_err_block();
-        ctx.out.write_err(message.as_bytes());
+        if !ctx.diag.is_quiet() {
+            ctx.out.begin_err_block();
+            ctx.out.write_err(message.as_bytes());
+        }
         Ok(())
     }
 }

@@ -18,6 +18,7 @@ mod history;
 mod homes;
 mod hostile;
 mod jq;
+mod ledger;
 mod library;
 mod logs;
 mod normalized;

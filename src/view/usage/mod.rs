@@ -13,7 +13,6 @@
 
 pub(crate) mod html;
 pub(crate) mod prices;
-pub(crate) mod record;
 
 pub(crate) use prices::builtin_source;
 pub(crate) mod table;
@@ -25,11 +24,11 @@ use jiff::tz::TimeZone;
 
 use crate::agent::event::{Agent, Event, RunEnd, Wants};
 use crate::exit::ExitStatus;
+use crate::ledger::{Rec, Recorder};
 use crate::out::diag::Unreadable;
 use crate::runs::Runs;
 use crate::view::{Ctx, View};
 use prices::{Price, Prices};
-pub(crate) use record::{Rec, Recorder, RunKey};
 
 /// What a row is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -137,19 +136,19 @@ impl View for UsageView {
     }
 
     fn run_start(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        self.calls.run_start(ctx);
+        self.calls.run_start(ctx.diag.source(), &ctx.run);
         Ok(())
     }
 
     fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         if let Event::Billed(billed) = ev {
-            self.calls.billed(billed, ctx);
+            self.calls.billed(billed, &ctx.run);
         }
         Ok(())
     }
 
     fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        self.calls.run_end(end, ctx);
+        self.calls.run_end(end, &ctx.run);
         Ok(())
     }
 

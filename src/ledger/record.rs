@@ -4,8 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::agent::event::{Agent, Billed, RunEnd, Usage};
-use crate::view::Ctx;
+use crate::agent::event::{Agent, Billed, RunEnd, RunInfo, Usage};
 
 /// A run, as the records name it.
 #[derive(Debug)]
@@ -96,30 +95,31 @@ impl Recorder {
         Some(m)
     }
 
-    pub(crate) fn run_start(&mut self, ctx: &Ctx) {
-        let source = ctx.diag.source();
+    /// A run starts in the input `source`.
+    pub(crate) fn run_start(&mut self, source: &str, info: &RunInfo) {
         if *self.file != *source {
             self.file = Arc::from(source);
             self.runs_in_file = 0;
         }
         self.run = Some(Arc::new(RunKey {
             file: self.file.clone(),
-            session: ctx.run.session_id.as_deref().map(Arc::from),
+            session: info.session_id.as_deref().map(Arc::from),
             index: self.runs_in_file,
-            started_ms: ctx.run.started_ms.and_then(|t| i64::try_from(t).ok()),
-            cwd: ctx.run.cwd.as_deref().map(Arc::from),
+            started_ms: info.started_ms.and_then(|t| i64::try_from(t).ok()),
+            cwd: info.cwd.as_deref().map(Arc::from),
         }));
         self.runs_in_file += 1;
         self.run_records = self.records.len();
         self.unnamed = 0;
     }
 
-    pub(crate) fn billed(&mut self, billed: &Billed<'_>, ctx: &Ctx) {
+    /// A model call of the open run.
+    pub(crate) fn billed(&mut self, billed: &Billed<'_>, info: &RunInfo) {
         let Some(run) = self.run.clone() else {
             return;
         };
-        let model = self.model(billed.model.or(ctx.run.model.as_deref()));
-        let agent = ctx.run.agent;
+        let model = self.model(billed.model.or(info.model.as_deref()));
+        let agent = info.agent;
         // The run's key may change until it ends (a session id that comes late): a call
         // without an id is named at the run's end, by its place.
         let key = match billed.id {
@@ -143,29 +143,29 @@ impl Recorder {
     /// Ends the open run: its records get the run's final key and, when they say none,
     /// its time; a run with no record of its own gives one of its usage (a stream's).
     /// Returns the run's key.
-    pub(crate) fn run_end(&mut self, end: &RunEnd<'_>, ctx: &Ctx) -> Option<Arc<RunKey>> {
+    pub(crate) fn run_end(&mut self, end: &RunEnd<'_>, info: &RunInfo) -> Option<Arc<RunKey>> {
         let run = self.run.take()?;
         let run = Arc::new(RunKey {
             file: run.file.clone(),
             session: run
                 .session
                 .clone()
-                .or_else(|| ctx.run.session_id.as_deref().map(Arc::from)),
+                .or_else(|| info.session_id.as_deref().map(Arc::from)),
             index: run.index,
             started_ms: run
                 .started_ms
-                .or_else(|| ctx.run.started_ms.and_then(|t| i64::try_from(t).ok())),
+                .or_else(|| info.started_ms.and_then(|t| i64::try_from(t).ok())),
             cwd: run
                 .cwd
                 .clone()
-                .or_else(|| ctx.run.cwd.as_deref().map(Arc::from)),
+                .or_else(|| info.cwd.as_deref().map(Arc::from)),
         });
         let at = end
             .last_ms
-            .or(ctx.run.started_ms)
+            .or(info.started_ms)
             .and_then(|t| i64::try_from(t).ok())
             .or_else(|| file_time(&run.file));
-        let agent = ctx.run.agent;
+        let agent = info.agent;
         let run_key = run.ledger_key(agent);
         let mine = self.run_records;
         for r in &mut self.records[mine..] {
@@ -183,7 +183,7 @@ impl Recorder {
                 Some(line) if !line.is_empty() => format!("{run_key}#end-{:016x}", hash(line)),
                 _ => format!("{run_key}#end"),
             };
-            let model = self.model(ctx.run.model.as_deref());
+            let model = self.model(info.model.as_deref());
             self.records.push(Rec {
                 at_ms: at,
                 agent,
@@ -199,7 +199,7 @@ impl Recorder {
 }
 
 /// When a file was last changed: the time of a stream's run that says none.
-pub(crate) fn file_time(file: &str) -> Option<i64> {
+fn file_time(file: &str) -> Option<i64> {
     let modified = std::fs::metadata(file).ok()?.modified().ok()?;
     let d = modified
         .duration_since(std::time::SystemTime::UNIX_EPOCH)
