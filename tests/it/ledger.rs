@@ -596,3 +596,58 @@ spark.stop()
         );
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn an_export_killed_while_writing_is_completed_by_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, ledger) = (dir.path().join("home"), dir.path().join("ledger"));
+    let agents = ["claude", "codex", "gemini", "qwen", "opencode", "cursor"];
+    crate::generate::generate_home(&home, 12 << 20, 5, &agents, 60).unwrap();
+    let mut cmd = Command::new(BIN);
+    in_home(&mut cmd, &home).args([
+        "export",
+        "--ledger",
+        ledger.to_str().unwrap(),
+        "--machine",
+        "m",
+    ]);
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed as soon as its first file is there: mid-way through its files.
+    let started = std::time::Instant::now();
+    while !ledger.join("calls").is_dir() && started.elapsed().as_secs() < 60 {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let killed = files_under(&ledger);
+    assert!(
+        !ledger.join("_machines/m.json").exists(),
+        "the export ended before it was killed: {killed:?}"
+    );
+    export(&home, &ledger, "m", &[]);
+    let from_logs = cs(&home, &["usage", "daily", "--json"]);
+    let from_ledger = cs(
+        &home,
+        &[
+            "usage",
+            "daily",
+            "--json",
+            "--ledger",
+            ledger.to_str().unwrap(),
+        ],
+    );
+    assert_same_usage(&from_logs, &from_ledger, "after a kill");
+    let temporary: Vec<_> = files_under(&ledger)
+        .into_iter()
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(temporary.is_empty(), "{temporary:?}");
+}
