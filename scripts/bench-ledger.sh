@@ -25,6 +25,8 @@ fi
 command -v hyperfine >/dev/null || apt-get install -y -qq hyperfine >/dev/null
 
 mkdir -p "$DIR"
+# The best time of a hyperfine run, from its JSON.
+best() { python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["results"][0]; print("%.3f" % min(r["times"]))' "$DIR/hf.json"; }
 for i in $(seq 1 "$MACHINES"); do
   home=$DIR/homes/m$i
   [ -d "$home" ] || target/dist/examples/generate --home "$home" --size "$SIZE" --seed "$i" --days 30 >/dev/null
@@ -43,25 +45,22 @@ done
 read -r mean max mem <<<"$(awk '{s+=$1; if($1>m)m=$1; if($2>k)k=$2} END {printf "%.2f %.2f %.1f", s/NR, m, k/1024}' "$times")"
 
 # A second export of an unchanged machine.
-again=$(hyperfine --runs "$RUNS" --export-json /dev/stdout \
-  "env -i PATH=$PATH HOME=$DIR/homes/m1 TZ=UTC $BIN export --ledger $LEDGER --machine m1 --quiet" 2>/dev/null |
-  python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(f"{min(r[\"times\"]):.3f}")')
+again=$(hyperfine --runs "$RUNS" --export-json "$DIR/hf.json" \
+  "env -i PATH=$PATH HOME=$DIR/homes/m1 TZ=UTC $BIN export --ledger $LEDGER --machine m1 --quiet" >/dev/null 2>&1 && best)
 
 ledger_bytes=$(du -sb --exclude=_machines "$LEDGER" | cut -f1)
 state_bytes=$(du -sb "$LEDGER/_machines" | cut -f1)
 ratio=$(python3 -c "print(f'{100*$ledger_bytes/$logs_bytes:.2f}')")
 
-usage_s=$(hyperfine --runs "$RUNS" --export-json /dev/stdout \
-  "$BIN usage model --json --ledger $LEDGER" 2>/dev/null |
-  python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(f"{min(r[\"times\"]):.3f}")')
+usage_s=$(hyperfine --runs "$RUNS" --export-json "$DIR/hf.json" \
+  "$BIN usage model --json --ledger $LEDGER" >/dev/null 2>&1 && best)
 usage_mem=$( { /usr/bin/time -f "%M" "$BIN" usage model --json --ledger "$LEDGER" >"$DIR/usage.json"; } 2>&1 | tail -1)
 
 SQL="select agent, model, sum(total_tokens) as tokens from (select * from read_parquet('$LEDGER/calls/**/*.parquet', hive_partitioning = true) qualify row_number() over (partition by call_key order by exported_at, machine) = 1) group by all"
 duck_s=-
 if python3 -c 'import duckdb' 2>/dev/null; then
-  duck_s=$(hyperfine --runs "$RUNS" --export-json /dev/stdout \
-    "python3 -c \"import duckdb; duckdb.sql(\\\"$SQL\\\").fetchall()\"" 2>/dev/null |
-    python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(f"{min(r[\"times\"]):.3f}")')
+  duck_s=$(hyperfine --runs "$RUNS" --export-json "$DIR/hf.json" \
+    "python3 -c \"import duckdb; duckdb.sql(\\\"$SQL\\\").fetchall()\"" >/dev/null 2>&1 && best)
   python3 - "$SQL" "$DIR/usage.json" <<'PY'
 import json, sys, duckdb
 duck = {(a, m): int(t) for a, m, t in duckdb.sql(sys.argv[1]).fetchall()}

@@ -2,6 +2,7 @@
 //! writer (no Arrow), under a temporary name that engines skip, then renamed; and read
 //! back row by row.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -13,7 +14,7 @@ use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::properties::WriterProperties;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::writer::SerializedFileWriter;
-use parquet::record::Field;
+use parquet::record::{Field, RowAccessor};
 use parquet::schema::types::Type;
 
 /// What a column holds, as engines read it without a cast.
@@ -102,21 +103,33 @@ impl Column {
 /// Rows per row group: a reader holds one group's columns at a time.
 const ROW_GROUP: usize = 64 * 1024;
 
+/// Files of fewer rows are not compressed. A day's file of one machine is often a few
+/// hundred rows, its column chunks a few hundred bytes, where zstd saves a fifth at most
+/// (some chunks grow) while each compressed chunk costs every reader a zstd context to
+/// make (`parquet` makes one per chunk): 60 % of `usage --ledger`'s time over a 50-machine
+/// fleet of such files (`scripts/bench-ledger.sh`).
+const COMPRESS_FROM_ROWS: usize = 4096;
+
 /// Writes `columns` (of equal length) as the Parquet file `path`: first as `.<name>.tmp`
 /// in its folder — a name DuckDB's `*.parquet`, Spark and Trino all skip — then renamed,
 /// so that a reader never sees half a file and a killed export leaves no data behind.
 pub(crate) fn write(path: &Path, table: &str, columns: Vec<Column>) -> anyhow::Result<()> {
     let schema = Arc::new(schema(table, &columns)?);
+    let rows = columns.first().map_or(0, Column::len);
+    let compression = if rows >= COMPRESS_FROM_ROWS {
+        Compression::ZSTD(ZstdLevel::try_new(3)?)
+    } else {
+        Compression::UNCOMPRESSED
+    };
     let props = Arc::new(
         WriterProperties::builder()
-            .set_compression(Compression::ZSTD(ZstdLevel::try_new(3)?))
+            .set_compression(compression)
             .set_created_by(format!("cursor-stream {}", env!("CARGO_PKG_VERSION")))
             .build(),
     );
     let tmp = temporary_name(path);
     let file = File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
     let mut writer = SerializedFileWriter::new(BufWriter::new(file), schema, props)?;
-    let rows = columns.first().map_or(0, Column::len);
     let mut start = 0;
     while start < rows {
         let end = (start + ROW_GROUP).min(rows);
@@ -196,27 +209,32 @@ fn split<T, U>(rows: &[Option<T>], f: impl Fn(&T) -> U) -> (Vec<U>, Vec<i16>) {
     (values, levels)
 }
 
-/// A row read back: its fields by name.
-pub(crate) struct ReadRow<'r>(&'r parquet::record::Row);
+/// A row read back: its fields by name (the file's columns, found once per file).
+pub(crate) struct ReadRow<'r> {
+    row: &'r parquet::record::Row,
+    columns: &'r HashMap<String, usize>,
+}
 
 impl ReadRow<'_> {
     fn field(&self, name: &str) -> Option<&Field> {
-        self.0
-            .get_column_iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, f)| f)
+        let i = *self.columns.get(name)?;
+        self.row.get_column_iter().nth(i).map(|(_, f)| f)
     }
 
     pub(crate) fn text(&self, name: &str) -> Option<&str> {
-        match self.field(name)? {
-            Field::Str(s) => Some(s),
-            _ => None,
-        }
+        let i = *self.columns.get(name)?;
+        self.row.get_string(i).ok().map(String::as_str)
     }
 
     pub(crate) fn int(&self, name: &str) -> Option<i64> {
+        let i = *self.columns.get(name)?;
+        if let Ok(n) = self.row.get_long(i) {
+            return Some(n);
+        }
+        if let Ok(n) = self.row.get_timestamp_millis(i) {
+            return Some(n);
+        }
         match self.field(name)? {
-            Field::Long(n) => Some(*n),
             Field::Int(n) => Some(i64::from(*n)),
             Field::TimestampMillis(n) => Some(*n),
             Field::TimestampMicros(n) => Some(n.div_euclid(1000)),
@@ -225,11 +243,8 @@ impl ReadRow<'_> {
     }
 
     pub(crate) fn real(&self, name: &str) -> Option<f64> {
-        match self.field(name)? {
-            Field::Double(n) => Some(*n),
-            Field::Float(n) => Some(f64::from(*n)),
-            _ => None,
-        }
+        let i = *self.columns.get(name)?;
+        self.row.get_double(i).ok()
     }
 }
 
@@ -238,8 +253,85 @@ impl ReadRow<'_> {
 pub(crate) fn read(path: &Path, mut each: impl FnMut(&ReadRow<'_>)) -> anyhow::Result<()> {
     let file = File::open(path)?;
     let reader = SerializedFileReader::new(file)?;
+    let columns: HashMap<String, usize> = reader
+        .metadata()
+        .file_metadata()
+        .schema_descr()
+        .columns()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name().to_string(), i))
+        .collect();
     for row in reader.get_row_iter(None)? {
-        each(&ReadRow(&row?));
+        let row = row?;
+        each(&ReadRow {
+            row: &row,
+            columns: &columns,
+        });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row of the test's file: a key, a time, a cost.
+    type TestRow = (String, Option<i64>, Option<f64>);
+
+    /// Writes `rows` rows of three columns and reads them back: the values, and whether
+    /// the file is compressed.
+    fn round_trip(rows: usize) -> (Vec<TestRow>, bool) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        let columns = vec![
+            Column::text(
+                "key",
+                false,
+                (0..rows).map(|i| Some(format!("k{i}"))).collect(),
+            ),
+            Column::time(
+                "at",
+                true,
+                (0..rows)
+                    .map(|i| (i % 3 != 0).then_some(i as i64))
+                    .collect(),
+            ),
+            Column::real(
+                "cost",
+                true,
+                (0..rows)
+                    .map(|i| (i % 2 == 0).then_some(i as f64 / 4.0))
+                    .collect(),
+            ),
+        ];
+        write(&path, "t", columns).unwrap();
+        assert!(!temporary_name(&path).exists());
+        let mut back = Vec::new();
+        read(&path, |row| {
+            back.push((
+                row.text("key").unwrap().to_string(),
+                row.int("at"),
+                row.real("cost"),
+            ))
+        })
+        .unwrap();
+        let reader = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
+        let codec = reader.metadata().row_group(0).column(0).compression();
+        (back, codec != Compression::UNCOMPRESSED)
+    }
+
+    #[test]
+    fn small_files_stay_plain_and_large_ones_are_compressed_and_both_read_back() {
+        for (rows, compressed) in [(10, false), (COMPRESS_FROM_ROWS + 7, true)] {
+            let (back, is) = round_trip(rows);
+            assert_eq!(is, compressed, "{rows} rows");
+            assert_eq!(back.len(), rows);
+            for (i, (key, at, cost)) in back.into_iter().enumerate() {
+                assert_eq!(key, format!("k{i}"));
+                assert_eq!(at, (i % 3 != 0).then_some(i as i64));
+                assert_eq!(cost, (i % 2 == 0).then_some(i as f64 / 4.0));
+            }
+        }
+    }
 }
