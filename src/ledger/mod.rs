@@ -131,7 +131,8 @@ impl<'l> Writer<'l> {
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
             let path = dir.join(format!("{}.parquet", self.name));
-            parquet::write(&path, table, columns(&rows, &self.stamp))?;
+            parquet::write(&path, table, columns(&rows, &self.stamp))
+                .with_context(|| format!("cannot write {}", path.display()))?;
             self.files += 1;
         }
         Ok(())

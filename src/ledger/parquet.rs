@@ -135,6 +135,9 @@ pub(crate) fn write(path: &Path, table: &str, columns: Vec<Column>) -> anyhow::R
         let end = (start + ROW_GROUP).min(rows);
         let mut group = writer.next_row_group()?;
         for column in &columns {
+            if !column.nullable && column.has_null(start..end) {
+                anyhow::bail!("the column `{}` may not be null", column.name);
+            }
             let mut out = group
                 .next_column()?
                 .context("the schema has fewer columns than the table")?;
@@ -169,6 +172,14 @@ impl Column {
             Values::Text(v) => v.len(),
             Values::Int(v) => v.len(),
             Values::Real(v) => v.len(),
+        }
+    }
+
+    fn has_null(&self, range: std::ops::Range<usize>) -> bool {
+        match &self.values {
+            Values::Text(v) => v[range].iter().any(Option::is_none),
+            Values::Int(v) => v[range].iter().any(Option::is_none),
+            Values::Real(v) => v[range].iter().any(Option::is_none),
         }
     }
 

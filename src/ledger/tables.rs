@@ -144,7 +144,8 @@ pub(crate) fn call_columns(calls: &[&Call<'_>], stamp: &Stamp<'_>) -> Vec<Column
                 .map(|c| Some(c.rec.run.ledger_key(c.rec.agent)))
                 .collect(),
         ),
-        Column::time("time", false, calls.iter().map(|c| c.rec.at_ms).collect()),
+        // Null when the input says no time at all (a stream read from stdin).
+        Column::time("time", true, calls.iter().map(|c| c.rec.at_ms).collect()),
         Column::text("cwd", true, run(|r| text(r.cwd.as_deref()))),
     ];
     let usage: Vec<&Usage> = calls.iter().map(|c| &c.rec.usage).collect();

@@ -651,3 +651,51 @@ fn an_export_killed_while_writing_is_completed_by_the_next() {
         .collect();
     assert!(temporary.is_empty(), "{temporary:?}");
 }
+
+#[test]
+fn a_stream_from_stdin_is_exported_and_counted_once_however_often() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let stream = std::fs::read(examples.join("claude.ndjson")).unwrap();
+    for _ in 0..2 {
+        let mut cmd = Command::new(BIN);
+        in_home(&mut cmd, dir.path()).args([
+            "export",
+            "--ledger",
+            ledger.to_str().unwrap(),
+            "--machine",
+            "ci",
+            "-",
+        ]);
+        let out = assert_cmd::Command::from_std(cmd)
+            .write_stdin(stream.clone())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let from_ledger = cs(
+        dir.path(),
+        &[
+            "usage",
+            "model",
+            "--json",
+            "--ledger",
+            ledger.to_str().unwrap(),
+        ],
+    );
+    let from_file = cs(
+        dir.path(),
+        &[
+            "usage",
+            "model",
+            "--json",
+            examples.join("claude.ndjson").to_str().unwrap(),
+        ],
+    );
+    assert_same_usage(&from_file, &from_ledger, "stdin");
+}
