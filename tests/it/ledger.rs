@@ -699,3 +699,31 @@ fn a_stream_from_stdin_is_exported_and_counted_once_however_often() {
     );
     assert_same_usage(&from_file, &from_ledger, "stdin");
 }
+
+#[test]
+fn by_project_splits_the_rows_by_working_directory_and_adds_up() {
+    let dir = tempfile::tempdir().unwrap();
+    add_shapes(
+        dir.path(),
+        &[SHARED, GROWING, "codex/0.152-ordinal", "gemini/0.39-jsonl"],
+    );
+    let by = cs(dir.path(), &["usage", "model", "--json", "--by", "project"]);
+    let all = cs(dir.path(), &["usage", "model", "--json"]);
+    assert!(by.ok && all.ok, "{}{}", by.stderr, all.stderr);
+    let rows = |o: &Out| -> Vec<Value> {
+        o.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let (by, all) = (rows(&by), rows(&all));
+    let projects: std::collections::BTreeSet<&str> =
+        by.iter().map(|r| r["project"].as_str().unwrap()).collect();
+    assert!(projects.len() >= 3, "{projects:?}");
+    let tokens = |rows: &[Value]| -> u64 {
+        rows.iter()
+            .map(|r| r["total_tokens"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(tokens(&by), tokens(&all));
+}
