@@ -464,9 +464,14 @@ pub(crate) struct EventsArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct GetArgs {
-    /// The jq program, e.g. 'select(.type=="tool_call") | .call_id'.
-    #[arg(value_name = "PROGRAM")]
-    pub program: String,
+    /// The jq program, e.g. 'select(.type=="tool_call") | .call_id' (with -f, the first
+    /// file).
+    #[arg(value_name = "PROGRAM", required_unless_present = "from_file")]
+    pub program: Option<String>,
+
+    /// Read the program from FILE (`#` starts a comment); every argument is then a file.
+    #[arg(short = 'f', long, value_name = "FILE")]
+    pub from_file: Option<PathBuf>,
 
     #[command(flatten)]
     pub input: InputArgs,
@@ -486,6 +491,19 @@ pub(crate) struct GetArgs {
     /// Like -r, and no newline after each value.
     #[arg(short = 'j', long)]
     pub join_output: bool,
+
+    /// Like -r, and a NUL after each value instead of a newline (a string that holds a
+    /// NUL is an error).
+    #[arg(long)]
+    pub raw_output0: bool,
+
+    /// Write every character past ASCII as a \uXXXX escape.
+    #[arg(short = 'a', long)]
+    pub ascii_output: bool,
+
+    /// Write an ASCII record separator (RS) before each value (RFC 7464 JSON text sequences).
+    #[arg(long)]
+    pub seq: bool,
 
     /// Compact output: the default here (accepted for jq's sake).
     #[arg(short = 'c', long)]

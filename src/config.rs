@@ -256,6 +256,17 @@ fn get_view(a: GetArgs) -> (ViewChoice, InputArgs) {
         Err(message) => usage_error(message),
     };
     let mut files = a.input.files;
+    // With -f the program is in a file, and the first argument is a file too.
+    let program = match &a.from_file {
+        Some(path) => {
+            if let Some(first) = &a.program {
+                files.insert(0, first.into());
+            }
+            std::fs::read_to_string(path)
+                .unwrap_or_else(|e| usage_error(format!("--from-file {}: {e}", path.display())))
+        }
+        None => a.program.clone().unwrap_or_default(),
+    };
     if a.args || a.jsonargs {
         for f in std::mem::take(&mut files) {
             let text = f.to_string_lossy().into_owned();
@@ -269,13 +280,16 @@ fn get_view(a: GetArgs) -> (ViewChoice, InputArgs) {
             });
         }
     }
-    let mut opts = match GetOptions::with_bindings(&a.program, &bindings) {
+    let mut opts = match GetOptions::with_bindings(&program, &bindings) {
         Ok(opts) => opts,
         Err(e) => usage_error(e),
     };
     opts.filter = a.filter.into_filter();
     opts.raw = a.raw_output;
     opts.join = a.join_output;
+    opts.raw0 = a.raw_output0;
+    opts.ascii = a.ascii_output;
+    opts.seq = a.seq;
     opts.exit_status = a.exit_status;
     opts.null_input = a.null_input;
     opts.slurp = a.slurp;

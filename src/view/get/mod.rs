@@ -85,9 +85,21 @@ pub struct GetOptions {
     pub layout: Layout,
     /// `--normalized`: the inputs are the normalized events.
     pub normalized: bool,
+    /// `-a`: every character past ASCII written as a `\uXXXX` escape (strings then always
+    /// as JSON, as jq writes them under `-r -a`).
+    pub ascii: bool,
+    /// `--seq`: each value after an ASCII record separator (RFC 7464).
+    pub seq: bool,
+    /// `--raw-output0`: like `-r`, each value followed by a NUL instead of a newline.
+    pub raw0: bool,
 }
 
 impl GetOptions {
+    /// Whether strings are written raw (`-r`, `-j`, `--raw-output0`, but not with `-a`).
+    fn raw_strings(&self) -> bool {
+        (self.raw || self.join || self.raw0) && !self.ascii
+    }
+
     /// `code` compiled with no variables, every option off (compact output).
     pub fn new(code: &str) -> Result<GetOptions, String> {
         GetOptions::with_bindings(code, &Bindings::default())
@@ -102,6 +114,9 @@ impl GetOptions {
             filter: EventFilter::default(),
             raw: false,
             join: false,
+            ascii: false,
+            seq: false,
+            raw0: false,
             exit_status: false,
             null_input: false,
             slurp: false,
@@ -212,7 +227,7 @@ impl GetView {
     /// Writes a value the path walk found.
     fn write_path_value(&mut self, value: &Value<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.buf.clear();
-        if self.opts.raw || self.opts.join {
+        if self.opts.raw_strings() {
             self.compact.write_raw(value, &mut self.buf);
         } else {
             self.compact.write(value.text(), &mut self.buf);
@@ -224,7 +239,7 @@ impl GetView {
     fn write_value(&mut self, value: &Val, ctx: &mut Ctx) -> anyhow::Result<()> {
         self.buf.clear();
         match value {
-            Val::TStr(s) | Val::BStr(s) if self.opts.raw || self.opts.join => {
+            Val::TStr(s) | Val::BStr(s) if self.opts.raw_strings() => {
                 jv::write_lossy(&mut self.buf, s)?;
             }
             _ => jv::write(&mut self.buf, &self.pp, 0, value)?,
@@ -233,7 +248,18 @@ impl GetView {
     }
 
     fn end_value(&mut self, falsy: bool, ctx: &mut Ctx) -> anyhow::Result<()> {
-        if !self.opts.join {
+        if self.opts.ascii && !self.buf.is_ascii() {
+            self.buf = ascii_escaped(&self.buf);
+        }
+        if self.opts.raw0 && self.buf.contains(&0) {
+            anyhow::bail!("Cannot dump a string containing NUL with --raw-output0 option");
+        }
+        if self.opts.seq {
+            ctx.out.write_out(b"\x1e")?;
+        }
+        if self.opts.raw0 {
+            self.buf.push(0);
+        } else if !self.opts.join {
             self.buf.push(b'\n');
         }
         ctx.out.write_out(&self.buf)?;
@@ -588,6 +614,25 @@ impl View for GetView {
         }
         self.run_slurped(ctx)
     }
+}
+
+/// JSON text with every character past ASCII as jq's `-a` writes it: `\u00e9`, and a
+/// character past U+FFFF as its two surrogates. Such characters are only ever inside
+/// strings (keys included), where an escape means the same.
+fn ascii_escaped(text: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(text);
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut units = [0u16; 2];
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out.into_bytes()
 }
 
 /// Whether the raw-text walk reads `bytes` as the engine would. Not a line with a UTF-16
