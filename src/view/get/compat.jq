@@ -5,6 +5,11 @@
 
 # A value as jq shows it in error messages: JSON, cut to 11 bytes + "...".
 def _compat_show: tojson | if length > 14 then .[:11] + "..." end;
+# The longest start of a string of at most n bytes that ends at a character's end.
+def _compat_cut($n): . as $s | [range(length; -1; -1) | select(($s[:.] | utf8bytelength) <= $n)][0] as $k | $s[:$k];
+# jq 1.8's longer form, in the errors of operators (`jv::shown_long`).
+def _compat_show_long:
+  tojson | if utf8bytelength <= 29 then . elif startswith("\"") then _compat_cut(25) + "...\"" else _compat_cut(26) + "..." end;
 
 # Aliases of jaq's own filters, taken before they are shadowed below.
 def _compat_jaq_has($k): has($k);
@@ -13,6 +18,9 @@ def _compat_jaq_rtrimstr($x): rtrimstr($x);
 def _compat_jaq_strftime($f): strftime($f);
 def _compat_jaq_strflocaltime($f): strflocaltime($f);
 def _compat_jaq_mktime: mktime;
+def _compat_jaq_trim: trim;
+def _compat_jaq_ltrim: ltrim;
+def _compat_jaq_rtrim: rtrim;
 
 ## Numbers
 
@@ -100,6 +108,16 @@ def ltrimstr($x): if type == "string" and ($x | type) == "string" then _compat_j
 def rtrimstr($x): if type == "string" and ($x | type) == "string" then _compat_jaq_rtrimstr($x) end;
 # jq 1.8: both ends.
 def trimstr($x): ltrimstr($x) | rtrimstr($x);
+# jq 1.8's: only a boolean or the strings "true" and "false".
+def toboolean:
+    if type == "boolean" then .
+  elif . == "true" then true
+  elif . == "false" then false
+  else error("\(type) (\(_compat_show)) cannot be parsed as a boolean") end;
+# jq 1.8's error for all three: "trim input must be a string".
+def trim: if type == "string" then _compat_jaq_trim else error("trim input must be a string") end;
+def ltrim: if type == "string" then _compat_jaq_ltrim else error("trim input must be a string") end;
+def rtrim: if type == "string" then _compat_jaq_rtrim else error("trim input must be a string") end;
 # jq: null elements are "", numbers and booleans their JSON, strings themselves,
 # anything else cannot be added (jq's error); jaq's join writes null as "null"
 # and arrays/objects as JSON.
@@ -109,7 +127,7 @@ def join($x): reduce .[] as $i (null;
     | if . == null then ""
       elif type == "boolean" or type == "number" then tojson
       elif type == "string" then .
-      else error("string (\($acc | _compat_show)) and \(type) (\(_compat_show)) cannot be added") end
+      else error("string (\($acc | _compat_show_long)) and \(type) (\(_compat_show_long)) cannot be added") end
     | $acc + .) // "";
 
 # jq (1.7, 1.8): a code point that is none is U+FFFD; jaq's makes another character.

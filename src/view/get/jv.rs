@@ -68,6 +68,60 @@ pub(crate) fn shown(v: &Val) -> String {
     }
 }
 
+/// A value as jq 1.8 shows it in the error of an arithmetic operator: its JSON whole up to
+/// 29 bytes, else cut at a character's start to fit 29 with `...` — a string's inside its
+/// quotes (its own tests: `"very-long-long-long-long..."`, `12345678901234568000000000...`).
+pub(crate) fn shown_long(v: &Val) -> String {
+    let text = Jv(v.clone()).to_string();
+    if text.len() <= 29 {
+        return text;
+    }
+    let (mut keep, end) = if is_str(v) {
+        (25, "...\"")
+    } else {
+        (26, "...")
+    };
+    while !text.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    format!("{}{end}", &text[..keep])
+}
+
+/// jq 1.8's error for an operator its operands' types do not allow.
+fn cannot(l: &Val, r: &Val, what: &str) -> Error {
+    msg(format!(
+        "{} ({}) and {} ({}) cannot be {what}",
+        kind(l),
+        shown_long(l),
+        kind(r),
+        shown_long(r)
+    ))
+}
+
+/// jq 1.8's `"abc" * n`: `n` copies (its integer part), none for `0 <= n < 1`; `null`
+/// for a negative `n` or NaN.
+fn repeat(s: &Val, n: &Val) -> ValR {
+    let n = as_f64(n).unwrap_or(f64::NAN);
+    if n.is_nan() || n < 0.0 {
+        return Ok(Jv(Val::Null));
+    }
+    let text = match s {
+        Val::TStr(t) | Val::BStr(t) => t,
+        _ => return Ok(Jv(Val::Null)),
+    };
+    let copies = n as usize;
+    if text.len().saturating_mul(copies) > i32::MAX as usize {
+        return Err(msg("Repeat string result too long"));
+    }
+    let text = String::from_utf8_lossy(text).repeat(copies);
+    Ok(Jv(Val::from(text)))
+}
+
+/// jq's error for `.[]` on what is neither an array nor an object.
+fn cannot_iterate(v: &Val) -> Error {
+    msg(format!("Cannot iterate over {} ({})", kind(v), shown(v)))
+}
+
 fn is_str(v: &Val) -> bool {
     matches!(v, Val::TStr(_) | Val::BStr(_))
 }
@@ -266,21 +320,35 @@ impl FromIterator<Jv> for Jv {
 impl core::ops::Add for Jv {
     type Output = ValR;
     fn add(self, rhs: Self) -> ValR {
-        (self.0 + rhs.0).map(Jv).map_err(lift)
+        let (l, r) = (self.0.clone(), rhs.0.clone());
+        (self.0 + rhs.0)
+            .map(Jv)
+            .map_err(|_| cannot(&l, &r, "added"))
     }
 }
 
 impl core::ops::Sub for Jv {
     type Output = ValR;
     fn sub(self, rhs: Self) -> ValR {
-        (self.0 - rhs.0).map(Jv).map_err(lift)
+        let (l, r) = (self.0.clone(), rhs.0.clone());
+        (self.0 - rhs.0)
+            .map(Jv)
+            .map_err(|_| cannot(&l, &r, "subtracted"))
     }
 }
 
 impl core::ops::Mul for Jv {
     type Output = ValR;
     fn mul(self, rhs: Self) -> ValR {
-        (self.0 * rhs.0).map(Jv).map_err(lift)
+        match (&self.0, &rhs.0) {
+            (s @ (Val::TStr(_) | Val::BStr(_)), n @ Val::Num(_))
+            | (n @ Val::Num(_), s @ (Val::TStr(_) | Val::BStr(_))) => return repeat(s, n),
+            _ => {}
+        }
+        let (l, r) = (self.0.clone(), rhs.0.clone());
+        (self.0 * rhs.0)
+            .map(Jv)
+            .map_err(|_| cannot(&l, &r, "multiplied"))
     }
 }
 
@@ -341,7 +409,15 @@ impl core::ops::Rem for Jv {
 
 impl core::ops::Neg for Jv {
     type Output = ValR;
+    /// jq 1.8: only a number can be negated.
     fn neg(self) -> ValR {
+        if !matches!(self.0, Val::Num(_)) {
+            return Err(msg(format!(
+                "{} ({}) cannot be negated",
+                kind(&self.0),
+                shown_long(&self.0)
+            )));
+        }
         (-self.0).map(Jv).map_err(lift)
     }
 }
@@ -383,7 +459,11 @@ impl jaq_core::ValT for Jv {
         )
     }
 
+    /// `.[]`; jq's words for what cannot be iterated.
     fn values(self) -> Box<dyn Iterator<Item = ValR>> {
+        if !matches!(self.0, Val::Arr(_) | Val::Obj(_)) {
+            return Box::new(std::iter::once(Err(cannot_iterate(&self.0))));
+        }
         Box::new(jaq_core::ValT::values(self.0).map(|r| r.map(Jv).map_err(lift)))
     }
 
@@ -409,6 +489,17 @@ impl jaq_core::ValT for Jv {
             (v @ (Val::Null | Val::Arr(_) | Val::TStr(_)), Val::Obj(o)) => {
                 let (start, end) = slice_key(o);
                 Jv(v).slice(start, end)
+            }
+            // What jq cannot index at all (a number, a boolean; a string by a key).
+            (v @ (Val::Num(_) | Val::Bool(_) | Val::TStr(_) | Val::BStr(_)), k)
+                if !matches!((&v, k), (Val::TStr(_) | Val::BStr(_), Val::Obj(_))) =>
+            {
+                Err(msg(format!(
+                    "Cannot index {} with {} ({})",
+                    kind(&v),
+                    kind(k),
+                    shown(k)
+                )))
             }
             (v, k) => jaq_core::ValT::index(v, k).map(Jv).map_err(lift),
         }
@@ -440,9 +531,10 @@ impl jaq_core::ValT for Jv {
                 }
                 Ok(Jv(Val::obj(map)))
             }
-            v => opt.fail(Jv(v), |v| {
-                Exn::from(Error::typ(v, "iterable (array or object)"))
-            }),
+            v => {
+                let e = cannot_iterate(&v);
+                opt.fail(Jv(v), |_| Exn::from(e))
+            }
         }
     }
 
@@ -676,5 +768,34 @@ mod tests {
         assert_eq!(b(Some(n(f64::NAN)), Some(n(f64::NAN)), 5), (0, 5));
         assert_eq!(b(Some(n(-9.0)), Some(n(99.0)), 5), (0, 5));
         assert_eq!(b(None, Some(Val::Null), 0), (0, 0));
+    }
+
+    #[test]
+    fn operator_errors_show_values_as_jq_1_8_cuts_them() {
+        let s = |t: &str| Val::from(t.to_string());
+        assert_eq!(shown_long(&s("short")), r#""short""#);
+        assert_eq!(
+            shown_long(&s("very-long-long-long-long-string")),
+            r#""very-long-long-long-long...""#
+        );
+        // A character is never cut: 25 bytes would end inside the seventh star.
+        assert_eq!(shown_long(&s("xxxx☆☆☆☆☆☆☆☆")), r#""xxxx☆☆☆☆☆☆...""#);
+        let big = Val::from(1.2345678901234568e29);
+        assert_eq!(shown_long(&big), "12345678901234568000000000...");
+        let neg = -Jv(s("very-long-long-long-long-string"));
+        assert_eq!(
+            neg.unwrap_err().into_val().0,
+            s(r#"string ("very-long-long-long-long...") cannot be negated"#)
+        );
+    }
+
+    #[test]
+    fn a_string_times_a_number_repeats_it_as_jq_1_8() {
+        let abc = Jv(Val::from("abc".to_string()));
+        let times = |n: f64| (abc.clone() * Jv::from(n)).unwrap().0;
+        assert_eq!(times(-0.5), Val::Null);
+        assert_eq!(times(0.5), Val::from(String::new()));
+        assert_eq!(times(2.7), Val::from("abcabc".to_string()));
+        assert_eq!(times(f64::NAN), Val::Null);
     }
 }
