@@ -18,6 +18,8 @@ def _compat_jaq_rtrimstr($x): rtrimstr($x);
 def _compat_jaq_strftime($f): strftime($f);
 def _compat_jaq_strflocaltime($f): strflocaltime($f);
 def _compat_jaq_mktime: mktime;
+def _compat_jaq_limit($n; f): limit($n; f);
+def _compat_jaq_skip($n; f): skip($n; f);
 def _compat_jaq_trim: trim;
 def _compat_jaq_ltrim: ltrim;
 def _compat_jaq_rtrim: rtrim;
@@ -82,10 +84,14 @@ def truncate_stream(stream): . as $n | null | stream | . as $input
 
 ## Generators
 
-# jq: `nth($n; f)` for each $n (`nth(5,7; g)`), and a negative $n is an error;
-# jaq's takes one n.
+# jq 1.8: a negative count is an error, in its words; `nth($n; f)` for each $n
+# (`nth(5,7; g)`), where jaq's takes one n.
+def limit($n; f):
+  if $n < 0 then error("limit doesn't support negative count") else _compat_jaq_limit($n; f) end;
+def skip($n; f):
+  if $n < 0 then error("skip doesn't support negative count") else _compat_jaq_skip($n; f) end;
 def nth($n; f):
-  if $n < 0 then error("Out of bounds negative array index") else first(skip($n; f)) end;
+  if $n < 0 then error("nth doesn't support negative indices") else first(_compat_jaq_skip($n; f)) end;
 
 ## SQL-style operators (missing in jaq); jq's definitions.
 def INDEX(stream; idx_expr): reduce stream as $row ({}; .[$row | idx_expr | tostring] |= $row);
