@@ -110,8 +110,13 @@ def utf8bytelength:
   if type == "string" then tobytes | length
   else error("\(type) (\(_compat_show)) only strings have UTF-8 byte length") end;
 # jq returns a non-string input (or one given a non-string) unchanged; jaq fails.
-def ltrimstr($x): if type == "string" and ($x | type) == "string" then _compat_jaq_ltrimstr($x) end;
-def rtrimstr($x): if type == "string" and ($x | type) == "string" then _compat_jaq_rtrimstr($x) end;
+# jq 1.8: an error for what is not a string, in the words of the builtin it uses.
+def ltrimstr($x):
+  if type == "string" and ($x | type) == "string" then _compat_jaq_ltrimstr($x)
+  else error("startswith() requires string inputs") end;
+def rtrimstr($x):
+  if type == "string" and ($x | type) == "string" then _compat_jaq_rtrimstr($x)
+  else error("endswith() requires string inputs") end;
 # jq 1.8: both ends.
 def trimstr($x): ltrimstr($x) | rtrimstr($x);
 # jq 1.8's: only a boolean or the strings "true" and "false".
@@ -182,18 +187,22 @@ def toarray: if type == "array" then . else [.] end;
 # jq names the expected input in its errors; jaq says "cannot convert ... to time". jq
 # formats whole seconds (the time cut towards zero, as its `gmtime` and `strftime` cut
 # them), where jaq writes a fraction (`1425599507.9 | todate` was "…:47.9Z").
-def _compat_brokendown: type == "array" and length >= 6 and (.[:6] | all(type == "number"));
-def _compat_whole_seconds: if type == "number" then trunc else .[5] |= trunc end;
+def _compat_brokendown: type == "array" and length >= 1 and all(type == "number");
+# jq 1.8 takes a broken-down time of fewer than six numbers, the rest 0.
+def _compat_padded: if length < 6 then . + [range(6 - length) | 0] end;
+def _compat_whole_seconds: if type == "number" then trunc else _compat_padded | .[5] |= trunc end;
 def strftime($f):
-  if type == "number" or _compat_brokendown then _compat_whole_seconds | _compat_jaq_strftime($f)
+    if ($f | type) != "string" then error("strftime/1 requires a string format")
+  elif type == "number" or _compat_brokendown then _compat_whole_seconds | _compat_jaq_strftime($f)
   else error("strftime/1 requires parsed datetime inputs") end;
 def strflocaltime($f):
-  if type == "number" or _compat_brokendown then _compat_whole_seconds | _compat_jaq_strflocaltime($f)
+    if ($f | type) != "string" then error("strflocaltime/1 requires a string format")
+  elif type == "number" or _compat_brokendown then _compat_whole_seconds | _compat_jaq_strflocaltime($f)
   else error("strflocaltime/1 requires parsed datetime inputs") end;
 def todateiso8601: strftime("%Y-%m-%dT%H:%M:%SZ");
 def todate: todateiso8601;
 def mktime:
-  if _compat_brokendown then .[5] |= trunc | _compat_jaq_mktime
+  if _compat_brokendown then _compat_padded | .[5] |= trunc | _compat_jaq_mktime
   else error("mktime requires parsed datetime inputs") end;
 # jq's (undocumented but builtin) date helpers.
 def dateadd(u; n): . + n;
