@@ -522,6 +522,11 @@ pub(crate) struct GetArgs {
     #[arg(short = 's', long)]
     pub slurp: bool,
 
+    /// Run the program once, on every input of every file in one array: jq's `-s` (memory
+    /// grows with the input).
+    #[arg(long, conflicts_with = "slurp")]
+    pub slurp_all: bool,
+
     /// Sort the keys of objects.
     #[arg(short = 'S', long)]
     pub sort_keys: bool,

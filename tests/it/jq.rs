@@ -779,3 +779,28 @@ fn raw_output0_ends_each_value_with_a_nul_and_refuses_a_nul_inside() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn slurp_all_is_jq_s_slurp_over_every_file() {
+    let files = [
+        fixture("two-runs.ndjson"),
+        fixture("../../examples/session.ndjson"),
+    ];
+    let program = "[length, (map(.type) | unique)]";
+    let mut cmd = Command::new(BIN);
+    cmd.args(["get", "-c", "--slurp-all", program]).args(&files);
+    let ours = cmd.output().unwrap();
+    assert!(ours.status.success(), "{}", text(&ours.stderr));
+    // Per run with -s: one array per run, so more than one value here.
+    let mut per_run = Command::new(BIN);
+    per_run.args(["get", "-c", "-s", "length"]).args(&files);
+    assert!(text(&per_run.output().unwrap().stdout).lines().count() > 1);
+    match Command::new("jq")
+        .args(["-c", "-s", program])
+        .args(&files)
+        .output()
+    {
+        Ok(jq) => assert_eq!(text(&ours.stdout), text(&jq.stdout)),
+        Err(_) => prerequisite::missing("jq is not installed"),
+    }
+}

@@ -80,6 +80,8 @@ pub struct GetOptions {
     pub null_input: bool,
     /// `-s`: the program runs on each run's inputs in one array.
     pub slurp: bool,
+    /// `--slurp-all`: the program runs once, on every input in one array (jq's `-s`).
+    pub slurp_all: bool,
     /// `-S`: objects' keys sorted.
     pub sort_keys: bool,
     pub layout: Layout,
@@ -120,6 +122,7 @@ impl GetOptions {
             exit_status: false,
             null_input: false,
             slurp: false,
+            slurp_all: false,
             sort_keys: false,
             layout: Layout::Compact,
             normalized: false,
@@ -436,7 +439,7 @@ impl GetView {
 
     /// The line ended a run: `-s` runs the program on the run's inputs.
     fn line_done(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
-        if self.opts.slurp && ctx.ends_run() {
+        if self.opts.slurp && !self.opts.slurp_all && ctx.ends_run() {
             self.run_slurped(ctx)?;
         }
         Ok(())
@@ -526,7 +529,7 @@ impl View for GetView {
     fn run_end(&mut self, end: &RunEnd<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
         if self.opts.normalized {
             self.normalized_input(ctx, |n, run, b| n.run_end(run, end, b))?;
-            if self.opts.slurp {
+            if self.opts.slurp && !self.opts.slurp_all {
                 self.run_slurped(ctx)?;
             }
         }
