@@ -194,8 +194,9 @@ pub(crate) fn files(ledger: &Path, table: &str) -> anyhow::Result<Vec<PathBuf>> 
 
 /// The model calls of the ledger `dir`, as `usage` counts them: in the order they were
 /// exported (then by machine), so that a call several machines hold is counted under the
-/// first to export it.
-pub(crate) fn read_calls(dir: &Path) -> anyhow::Result<Vec<Rec>> {
+/// first to export it. A file that cannot be read (another program's, a broken copy) is
+/// named in the messages returned and left out: the others still count.
+pub(crate) fn read_calls(dir: &Path) -> anyhow::Result<(Vec<Rec>, Vec<String>)> {
     if !dir.is_dir() {
         anyhow::bail!(
             "{} is no ledger (no such folder): `cursor-stream export --ledger {}` makes one",
@@ -205,16 +206,24 @@ pub(crate) fn read_calls(dir: &Path) -> anyhow::Result<Vec<Rec>> {
     }
     let mut runs = HashMap::new();
     let mut calls: Vec<(i64, Arc<str>, Rec)> = Vec::new();
+    let mut unread = Vec::new();
     for path in files(dir, "calls")? {
-        parquet::read(&path, |row| {
+        let mut these = Vec::new();
+        let read = parquet::read(&path, |row| {
             let exported = row.int("exported_at").unwrap_or(0);
             if let Some(rec) = tables::call_from_row(row, &mut runs) {
                 let machine = rec.machine.clone().unwrap_or_else(|| Arc::from(""));
-                calls.push((exported, machine, rec));
+                these.push((exported, machine, rec));
             }
-        })
-        .with_context(|| format!("cannot read {}", path.display()))?;
+        });
+        match read {
+            Ok(()) => calls.extend(these),
+            Err(e) => unread.push(format!(
+                "{}: not a ledger file this version reads, left out ({e:#})",
+                path.display()
+            )),
+        }
     }
     calls.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-    Ok(calls.into_iter().map(|(_, _, rec)| rec).collect())
+    Ok((calls.into_iter().map(|(_, _, rec)| rec).collect(), unread))
 }

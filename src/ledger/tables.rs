@@ -58,6 +58,12 @@ pub(crate) struct Stamp<'s> {
     pub exported_at_ms: i64,
 }
 
+/// A moment as the ledger writes it: none past what every engine reads (a hostile log's
+/// year 300000 would make DuckDB refuse the whole file), years -9999 to 9999.
+fn moment(ms: Option<i64>) -> Option<i64> {
+    ms.filter(|ms| jiff::Timestamp::from_millisecond(*ms).is_ok())
+}
+
 fn text(s: Option<&str>) -> Option<String> {
     s.map(str::to_string)
 }
@@ -102,6 +108,7 @@ fn token_columns(usage: &[&Usage]) -> Vec<Column> {
 }
 
 fn stamp_columns(n: usize, stamp: &Stamp<'_>) -> Vec<Column> {
+    // `exported_at` is this machine's clock: always a moment engines read.
     vec![
         Column::text("machine", false, vec![Some(stamp.machine.to_string()); n]),
         Column::time("exported_at", false, vec![Some(stamp.exported_at_ms); n]),
@@ -145,7 +152,11 @@ pub(crate) fn call_columns(calls: &[&Call<'_>], stamp: &Stamp<'_>) -> Vec<Column
                 .collect(),
         ),
         // Null when the input says no time at all (a stream read from stdin).
-        Column::time("time", true, calls.iter().map(|c| c.rec.at_ms).collect()),
+        Column::time(
+            "time",
+            true,
+            calls.iter().map(|c| moment(c.rec.at_ms)).collect(),
+        ),
         Column::text("cwd", true, run(|r| text(r.cwd.as_deref()))),
     ];
     let usage: Vec<&Usage> = calls.iter().map(|c| &c.rec.usage).collect();
@@ -194,9 +205,9 @@ pub(crate) fn run_columns(runs: &[&Run], stamp: &Stamp<'_>) -> Vec<Column> {
         Column::time(
             "start",
             true,
-            runs.iter().map(|r| r.key.started_ms).collect(),
+            runs.iter().map(|r| moment(r.key.started_ms)).collect(),
         ),
-        Column::time("end", true, runs.iter().map(|r| r.end_ms).collect()),
+        Column::time("end", true, runs.iter().map(|r| moment(r.end_ms)).collect()),
         Column::text(
             "status",
             false,
@@ -271,7 +282,11 @@ pub(crate) fn tool_columns(tools: &[&Tool], stamp: &Stamp<'_>) -> Vec<Column> {
             true,
             tools.iter().map(|t| t.duration_ms.and_then(int)).collect(),
         ),
-        Column::time("start", true, tools.iter().map(|t| t.start_ms).collect()),
+        Column::time(
+            "start",
+            true,
+            tools.iter().map(|t| moment(t.start_ms)).collect(),
+        ),
     ];
     cols.extend(stamp_columns(tools.len(), stamp));
     cols
@@ -425,4 +440,19 @@ pub(crate) fn call_from_row(
         key: row.text("call_key")?.into(),
         machine: Some(machine),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_moment_past_what_engines_read_is_written_null() {
+        assert_eq!(moment(Some(1_795_000_000_000)), Some(1_795_000_000_000));
+        assert_eq!(moment(Some(-1_000)), Some(-1_000));
+        // The year 285 million; and i64::MAX, which DuckDB's microseconds would overflow.
+        assert_eq!(moment(Some(9_000_000_000_000_000)), None);
+        assert_eq!(moment(Some(i64::MAX)), None);
+        assert_eq!(moment(None), None);
+    }
 }

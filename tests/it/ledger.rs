@@ -727,3 +727,36 @@ fn by_project_splits_the_rows_by_working_directory_and_adds_up() {
     };
     assert_eq!(tokens(&by), tokens(&all));
 }
+
+#[test]
+fn a_file_that_is_no_ledger_file_is_named_and_the_others_still_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger");
+    let stream = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/claude.ndjson");
+    export(dir.path(), &ledger, "m", &[&stream]);
+    let day = ledger.join("calls/date=2020-01-01");
+    std::fs::create_dir_all(&day).unwrap();
+    std::fs::write(day.join("someone-else.parquet"), b"PAR1 not really").unwrap();
+    let from_ledger = cs(
+        dir.path(),
+        &[
+            "usage",
+            "model",
+            "--json",
+            "--ledger",
+            ledger.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        from_ledger
+            .stderr
+            .contains("someone-else.parquet: not a ledger file"),
+        "{}",
+        from_ledger.stderr
+    );
+    let from_file = cs(
+        dir.path(),
+        &["usage", "model", "--json", stream.to_str().unwrap()],
+    );
+    assert_same_usage(&from_file, &from_ledger, "beside a broken file");
+}

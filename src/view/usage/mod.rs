@@ -154,7 +154,13 @@ impl View for UsageView {
 
     fn finish(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
         if let Some(dir) = &self.opts.ledger {
-            self.calls.records = crate::ledger::read_calls(dir)?;
+            let (records, unread) = crate::ledger::read_calls(dir)?;
+            self.calls.records = records;
+            for why in unread {
+                ctx.out.begin_err_block();
+                ctx.out
+                    .write_err(format!("cursor-stream: warning: {why}\n").as_bytes());
+            }
         }
         let rows = self.rows(ctx);
         if self.opts.json {
