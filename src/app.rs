@@ -19,6 +19,7 @@ use crate::input::parts::Parts;
 use crate::out::diag::{Diag, InputFailed};
 use crate::out::{Output, OutputMode};
 use crate::supervise;
+use crate::view::get::LARGE_STACK;
 use crate::view::{Ctx, View, ViewHandler};
 
 /// The `cursor-stream` command, from its arguments to its exit status.
@@ -130,11 +131,6 @@ fn broken_pipe(err: &anyhow::Error) -> bool {
             .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
     })
 }
-
-/// The stack `get`'s programs run on: the engine recurses once per level of a value (to
-/// read, compare, print or drop it), and jq's values may be 10,000 levels deep. Only what
-/// is used is ever committed.
-const LARGE_STACK: usize = 1 << 30;
 
 /// Runs `f` on a thread with [`LARGE_STACK`], as if on this one.
 fn on_large_stack<T: Send>(f: impl FnOnce() -> anyhow::Result<T> + Send) -> anyhow::Result<T> {

@@ -132,7 +132,7 @@ impl Config {
         };
         // `get -n` reads no input at all, not even stdin.
         let inputs = match &view {
-            ViewChoice::Get(opts) if opts.null_input => Vec::new(),
+            ViewChoice::Get(opts) if opts.null_input && !opts.program.reads_inputs() => Vec::new(),
             ViewChoice::Sessions(_) => store_inputs(input, true),
             _ => store_inputs(input, false),
         };

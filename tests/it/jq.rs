@@ -804,3 +804,55 @@ fn slurp_all_is_jq_s_slurp_over_every_file() {
         Err(_) => prerequisite::missing("jq is not installed"),
     }
 }
+
+#[test]
+fn input_and_inputs_read_the_next_inputs_as_jq() {
+    let files = [
+        fixture("two-runs.ndjson"),
+        fixture("../../examples/session.ndjson"),
+    ];
+    let cases: [&[&str]; 4] = [
+        &["-n", "reduce inputs as $e (0; . + 1)"],
+        &[
+            "-n",
+            "[inputs | .type] | group_by(.) | map({(.[0]): length}) | add",
+        ],
+        &["[., input] | map(.type)"],
+        &[
+            "-n",
+            "first(inputs | select(.type == \"result\")) | .subtype",
+        ],
+    ];
+    let have_jq = Command::new("jq").arg("--version").output().is_ok();
+    for args in cases {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("get").arg("-c").args(args).args(&files);
+        let ours = cmd.output().unwrap();
+        assert!(ours.status.success(), "{args:?}: {}", text(&ours.stderr));
+        assert!(!ours.stdout.is_empty(), "{args:?}");
+        if have_jq {
+            let jq = Command::new("jq")
+                .arg("-c")
+                .args(args)
+                .args(&files)
+                .output()
+                .unwrap();
+            assert_eq!(text(&ours.stdout), text(&jq.stdout), "{args:?}");
+        }
+    }
+    if !have_jq {
+        prerequisite::missing("jq is not installed");
+    }
+    // Nothing left to read: jq's error, status 5, what came before written.
+    let out = get(&["-n", "input, input"], b"{\"type\":\"a\"}\n");
+    assert_eq!(out.status.code(), Some(5));
+    assert_eq!(text(&out.stdout), "{\"type\":\"a\"}\n");
+    assert!(text(&out.stderr).contains("<stdin>:1: jq error: No more inputs"));
+    // With an event filter, the inputs are the matching events.
+    let out = get(
+        &["--type", "result", "-n", "[inputs | .subtype]"],
+        &std::fs::read(fixture("two-runs.ndjson")).unwrap(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "[\"success\",\"success\"]\n");
+}

@@ -3,14 +3,14 @@
 //! `bsearch`; and `nan` and `infinite`, which jaq-std defines as `0 / 0` and `1 / 0`, an
 //! error in jq (and so here). Each as jq does it where jaq-json's differs (said below).
 
+use jaq_core::RunPtr;
 use jaq_core::box_iter::box_once;
 use jaq_core::native::{Filter, Fun, bome, run, unary, v};
-use jaq_core::{RunPtr, data};
 use jaq_json::{Num, Rc, Val};
 
 use super::jv::{Error, Jv, kind, shown};
 
-type D = data::JustLut<Jv>;
+type D = super::program::Data;
 type ValR = Result<Jv, Error>;
 
 /// The builtins, to be chained after jaq-std's natives.

@@ -84,6 +84,9 @@ def truncate_stream(stream): . as $n | null | stream | . as $input
 
 ## Generators
 
+# jq: `input` with nothing left to read is an error (jaq's gives nothing).
+def input: label $out | (inputs | ., break $out), error("No more inputs");
+
 # jq 1.8: a negative count is an error, in its words; `nth($n; f)` for each $n
 # (`nth(5,7; g)`), where jaq's takes one n.
 def limit($n; f):

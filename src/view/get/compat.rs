@@ -20,9 +20,9 @@
 //! - `_compat_implode`: jq 1.8's `implode`: a code point that is none is U+FFFD.
 //! - `_compat_tonumber`: jq 1.8's `tonumber`: a string that is a number and nothing else.
 
+use jaq_core::RunPtr;
 use jaq_core::load::{self, parse::Def};
 use jaq_core::native::{Filter, Fun, bome, run, v};
-use jaq_core::{RunPtr, data};
 use jaq_json::{Map, Num, Rc, Val};
 use jaq_std::ValT as _;
 
@@ -42,7 +42,7 @@ pub(crate) fn funs() -> impl Iterator<Item = Fun<D>> {
 }
 
 /// The data that `get` runs filters on.
-type D = data::JustLut<Jv>;
+type D = super::program::Data;
 
 fn base() -> Box<[Filter<RunPtr<D>>]> {
     Box::new([
@@ -540,7 +540,8 @@ mod tests {
 
     fn run(code: &str) -> Vec<String> {
         let p = super::super::Program::compile(code, &Default::default()).unwrap();
-        p.run(Val::Null, &Val::Null, &Val::Null, 1)
+        let none = super::super::program::RcIter::new(std::iter::empty());
+        p.run(Val::Null, &Val::Null, &Val::Null, 1, &none)
             .map(|r| match r {
                 Ok(v) => Jv(v).to_string(),
                 Err(e) => format!("error: {e:?}"),

@@ -32,6 +32,12 @@ pub(crate) mod jv;
 pub(crate) mod path;
 pub(crate) mod prefilter;
 pub(crate) mod program;
+pub(crate) mod pull;
+
+/// The stack `get`'s programs run on: the engine recurses once per level of a value (to
+/// read, compare, print or drop it), and jq's values may be 10,000 levels deep. Only what
+/// is used is ever committed.
+pub(crate) const LARGE_STACK: usize = 1 << 30;
 pub(crate) mod read;
 
 use std::sync::Arc;
@@ -168,6 +174,8 @@ pub(crate) struct GetView {
     slurped: Vec<Val>,
     /// `--normalized`: what writes the events.
     normalizer: crate::view::normalized::Normalizer,
+    /// A program that reads `input`/`inputs`: its thread, once started.
+    puller: Option<pull::Puller>,
 }
 
 impl GetView {
@@ -177,6 +185,7 @@ impl GetView {
         let engine_only = !crate::input::peek::fast_paths()
             || opts.slurp
             || opts.null_input
+            || opts.program.reads_inputs()
             || opts.normalized
             || opts.sort_keys
             || opts.layout != Layout::Compact;
@@ -184,9 +193,9 @@ impl GetView {
             .then(|| opts.code.parse::<Paths>().ok().map(Arc::new))
             .flatten();
         let selected = (crate::input::peek::fast_paths()
-            && !(opts.slurp || opts.null_input || opts.normalized))
-            .then(|| prefilter::of_program(&opts.code))
-            .flatten();
+            && !(opts.slurp || opts.null_input || opts.normalized || opts.program.reads_inputs()))
+        .then(|| prefilter::of_program(&opts.code))
+        .flatten();
         // `select(…) | .a.b`: past the test, the paths walk the raw text.
         let after_select = selected
             .as_ref()
@@ -224,7 +233,71 @@ impl GetView {
             runs_in_input: (0, 0),
             slurped: Vec::new(),
             normalizer: crate::view::normalized::Normalizer::new(),
+            puller: None,
         }
+    }
+
+    /// Whether the program pulls its inputs (`input`, `inputs`; not with `-s`, whose one
+    /// input is the run's array).
+    fn pulls(&self) -> bool {
+        self.opts.program.reads_inputs() && !self.opts.slurp
+    }
+
+    /// Hands an input to the pulling program (started at the first), and writes what it
+    /// gave meanwhile.
+    fn pull(&mut self, value: Val, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let item = pull::Item {
+            value,
+            run: if self.opts.program.reads_run() {
+                self.run_value(ctx)
+            } else {
+                Val::Null
+            },
+            file: self.file_value(ctx),
+            line: ctx.diag.line(),
+        };
+        let mut puller = match self.puller.take() {
+            Some(p) => p,
+            None => pull::Puller::start(Arc::clone(&self.opts.program), self.opts.null_input)?,
+        };
+        let pushed = puller.push(item, |out| self.pulled(out, ctx));
+        self.puller = Some(puller);
+        pushed
+    }
+
+    /// What the pulling program gave.
+    fn pulled(&mut self, out: pull::Out, ctx: &mut Ctx) -> anyhow::Result<()> {
+        match out {
+            pull::Out::Value(v) => self.write_value(&v, ctx),
+            pull::Out::Error {
+                message,
+                file,
+                line,
+            } => {
+                self.errors += 1;
+                ctx.out.begin_err_block();
+                let text = format!(
+                    "cursor-stream: warning: {}:{line}: jq error: {message}\n",
+                    crate::out::escape_line(&file)
+                );
+                ctx.out.write_err(text.as_bytes());
+                Ok(())
+            }
+            pull::Out::Halt(status) => {
+                ctx.out.flush()?;
+                let status = u8::try_from(status.rem_euclid(256)).unwrap_or(5);
+                Err(Halted(status).into())
+            }
+        }
+    }
+
+    /// The end of the input for a pulling program: what it gives until it ends.
+    fn finish_pulling(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let mut puller = match self.puller.take() {
+            Some(p) => p,
+            None => pull::Puller::start(Arc::clone(&self.opts.program), self.opts.null_input)?,
+        };
+        puller.finish(|out| self.pulled(out, ctx))
     }
 
     /// Writes a value the path walk found.
@@ -345,6 +418,9 @@ impl GetView {
 
     /// One input value: slurped, or run through the program now.
     fn input(&mut self, value: Val, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.pulls() {
+            return self.pull(value, ctx);
+        }
         if self.opts.slurp {
             self.slurped.push(value);
             return Ok(());
@@ -365,7 +441,9 @@ impl GetView {
             Val::Null
         };
         let program = Arc::clone(&self.opts.program);
-        for result in program.run(value, &run, &file, ctx.diag.line()) {
+        // A program run here pulls no input (`pulls`): it reads none.
+        let none = program::RcIter::new(std::iter::empty());
+        for result in program.run(value, &run, &file, ctx.diag.line(), &none) {
             match result {
                 Ok(v) => self.write_value(&v, ctx)?,
                 Err(program::Failure::Error(message)) => {
@@ -481,7 +559,7 @@ impl View for GetView {
     }
 
     fn raw_types(&self) -> TypeSet {
-        if self.opts.normalized || self.opts.null_input {
+        if self.opts.normalized || (self.opts.null_input && !self.pulls()) {
             TypeSet::NONE
         } else {
             self.opts.filter.raw_types()
@@ -612,6 +690,9 @@ impl View for GetView {
     }
 
     fn finish(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.pulls() {
+            return self.finish_pulling(ctx);
+        }
         if self.opts.null_input {
             return self.run_program(Val::Null, ctx);
         }
@@ -649,7 +730,7 @@ fn walkable(bytes: &[u8]) -> bool {
 }
 
 /// How deep an input value may nest: the engine recurses once per level (to read, compare,
-/// print, drop), on a stack that holds a million levels (`app::LARGE_STACK`); jq itself
+/// print, drop), on a stack that holds a million levels ([`LARGE_STACK`]); jq itself
 /// stops at 10,000.
 const MAX_DEPTH: usize = 100_000;
 

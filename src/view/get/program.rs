@@ -18,13 +18,42 @@
 use std::fmt;
 
 use jaq_core::load::{self, Arena, File, Loader};
-use jaq_core::{Compiler, Ctx, Vars, data::JustLut};
+use jaq_core::{Compiler, Ctx, DataT, Lut, Vars};
 use jaq_json::Val;
+pub(crate) use jaq_std::input::RcIter;
 
 use super::jv::Jv;
 
-/// The kind of data programs run on: JSON values as jq has them, no other global data.
-type Data = JustLut<Jv>;
+/// The kind of data programs run on: JSON values as jq has them, and the inputs that
+/// `input` and `inputs` read.
+pub(crate) struct Data;
+
+/// The inputs `input` and `inputs` read (none but when the program pulls them).
+pub(crate) type Inputs<'a> = jaq_std::input::Inputs<'a, Jv>;
+
+impl DataT for Data {
+    type V<'a> = Jv;
+    type Data<'a> = Globals<'a>;
+}
+
+/// What every filter of a run sees: the definitions, and the inputs.
+#[derive(Clone)]
+pub(crate) struct Globals<'a> {
+    lut: &'a Lut<Data>,
+    inputs: Inputs<'a>,
+}
+
+impl<'a> jaq_core::data::HasLut<'a, Data> for Globals<'a> {
+    fn lut(&self) -> &'a Lut<Data> {
+        self.lut
+    }
+}
+
+impl<'a> jaq_std::input::HasInputs<'a, Jv> for Globals<'a> {
+    fn inputs(&self) -> Inputs<'a> {
+        self.inputs
+    }
+}
 
 /// The names `get` binds for every input, after the user's variables. `$__cs_file` and
 /// `$__cs_line` are always ours, for the definitions that must not see a user's `$line`.
@@ -43,6 +72,8 @@ struct Reads {
     /// `$run`, `$line` (unless the user set them).
     run: bool,
     line: bool,
+    /// `input`, `inputs`.
+    inputs: bool,
 }
 
 /// Variables of the command line, in the order given.
@@ -133,6 +164,7 @@ impl Program {
             place: code.contains("input_filename") || code.contains("input_line_number"),
             run: code.contains("$run") && !user("run"),
             line: code.contains("$line") && !user("line"),
+            inputs: code.contains("input") && mentions_inputs(code),
         };
         if reads.args {
             names.push("$ARGS".into());
@@ -171,6 +203,12 @@ impl Program {
             .with_funs(
                 jaq_core::funs()
                     .chain(jaq_std::funs())
+                    .chain(
+                        jaq_std::input::funs::<Data>()
+                            .into_vec()
+                            .into_iter()
+                            .map(jaq_core::native::run::<Data>),
+                    )
                     .chain(super::builtins::funs())
                     .chain(super::compat::funs()),
             )
@@ -194,14 +232,20 @@ impl Program {
         self.reads.place
     }
 
+    /// Whether the program reads further inputs (`input`, `inputs`).
+    pub(crate) fn reads_inputs(&self) -> bool {
+        self.reads.inputs
+    }
+
     /// Runs the program on one input; `run` is `$run`, `file` the file its line is in
-    /// (`input_filename`), `line` is `$line`.
+    /// (`input_filename`), `line` is `$line`; `inputs` what `input` and `inputs` read.
     pub(crate) fn run<'p>(
         &'p self,
         input: Val,
         run: &Val,
         file: &Val,
         line: u64,
+        inputs: Inputs<'p>,
     ) -> impl Iterator<Item = Result<Val, Failure>> + 'p {
         let r = self.reads;
         let line = || Jv::from(usize::try_from(line).unwrap_or(usize::MAX));
@@ -217,7 +261,11 @@ impl Program {
             .iter()
             .cloned()
             .chain(per_input.into_iter().flatten());
-        let ctx = Ctx::<Data>::new(&self.filter.lut, Vars::new(vars));
+        let globals = Globals {
+            lut: &self.filter.lut,
+            inputs,
+        };
+        let ctx = Ctx::<Data>::new(globals, Vars::new(vars));
         self.filter.id.run((ctx, Jv(input))).map(|r| {
             r.map(|v| v.0).map_err(|e| match e.get_err() {
                 Ok(err) => Failure::Error(error_text(err.into_val().0)),
@@ -225,6 +273,22 @@ impl Program {
             })
         })
     }
+}
+
+/// Whether `code` names `input` or `inputs` as a word (not `input_filename`,
+/// `input_line_number`, `$input`, `.input`).
+fn mentions_inputs(code: &str) -> bool {
+    let bytes = code.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    code.match_indices("input").any(|(at, _)| {
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let mut end = at + "input".len();
+        if bytes.get(end) == Some(&b's') {
+            end += 1;
+        }
+        !before.is_some_and(|b| word(b) || b == b'$' || b == b'.')
+            && !bytes.get(end).is_some_and(|b| word(*b))
+    })
 }
 
 /// Where jaq's `stderr` (and so `halt_error`) and `debug` write: the engine sends them to
@@ -430,12 +494,19 @@ mod tests {
     fn run(code: &str, input: &str) -> Vec<String> {
         let p = Program::compile(code, &Bindings::default()).unwrap();
         let input = jaq_json::read::parse_single(input.as_bytes()).unwrap();
-        p.run(input, &Val::Null, &Val::from("f.jsonl".to_string()), 7)
-            .map(|r| match r {
-                Ok(v) => v.to_string(),
-                Err(e) => format!("error: {e:?}"),
-            })
-            .collect()
+        let none = RcIter::new(std::iter::empty());
+        p.run(
+            input,
+            &Val::Null,
+            &Val::from("f.jsonl".to_string()),
+            7,
+            &none,
+        )
+        .map(|r| match r {
+            Ok(v) => v.to_string(),
+            Err(e) => format!("error: {e:?}"),
+        })
+        .collect()
     }
 
     #[test]
@@ -469,8 +540,9 @@ mod tests {
             positional: vec![],
         };
         let p = Program::compile("$run, $ARGS.named.run", &b).unwrap();
+        let none = RcIter::new(std::iter::empty());
         let out: Vec<String> = p
-            .run(Val::Null, &Val::from(1usize), &Val::Null, 1)
+            .run(Val::Null, &Val::from(1usize), &Val::Null, 1, &none)
             .map(|r| r.unwrap().to_string())
             .collect();
         assert_eq!(out, ["\"mine\"", "\"mine\""]);
@@ -480,7 +552,30 @@ mod tests {
     fn halt_and_errors_are_told_apart() {
         assert_eq!(run("error(\"x\")", "null").len(), 1);
         let p = Program::compile("halt_error(3)", &Bindings::default()).unwrap();
-        let r: Vec<_> = p.run(Val::Null, &Val::Null, &Val::Null, 1).collect();
+        let none = RcIter::new(std::iter::empty());
+        let r: Vec<_> = p.run(Val::Null, &Val::Null, &Val::Null, 1, &none).collect();
         assert!(matches!(r[..], [Err(Failure::Halt(3))]), "{r:?}");
+    }
+
+    #[test]
+    fn a_program_pulls_its_inputs_only_when_it_names_input_or_inputs() {
+        for code in [
+            "input",
+            "[inputs]",
+            "reduce inputs as $x (0; .+1)",
+            "1, input|.a",
+        ] {
+            assert!(mentions_inputs(code), "{code}");
+        }
+        for code in [
+            "input_filename",
+            "input_line_number",
+            "$input",
+            ".input",
+            "inputsx",
+            "myinput",
+        ] {
+            assert!(!mentions_inputs(code), "{code}");
+        }
     }
 }
