@@ -517,6 +517,10 @@ pub(crate) struct GetArgs {
     #[arg(short = 'n', long)]
     pub null_input: bool,
 
+    /// Each line of the input is a string, not JSON (with -s, each run's lines one string).
+    #[arg(short = 'R', long, conflicts_with = "normalized")]
+    pub raw_input: bool,
+
     /// Run the program on each run's inputs gathered in one array (lines outside a run make
     /// an array of their own).
     #[arg(short = 's', long)]

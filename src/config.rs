@@ -292,6 +292,7 @@ fn get_view(a: GetArgs) -> (ViewChoice, InputArgs) {
     opts.seq = a.seq;
     opts.exit_status = a.exit_status;
     opts.null_input = a.null_input;
+    opts.raw_input = a.raw_input;
     opts.slurp = a.slurp || a.slurp_all;
     opts.slurp_all = a.slurp_all;
     opts.sort_keys = a.sort_keys;

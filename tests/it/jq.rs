@@ -856,3 +856,46 @@ fn input_and_inputs_read_the_next_inputs_as_jq() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "[\"success\",\"success\"]\n");
 }
+
+#[test]
+fn raw_input_reads_each_line_as_a_string_as_jq() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("lines.txt");
+    // Text, an event, an empty line, invalid UTF-8, a last line without its newline.
+    std::fs::write(&file, b"hello\n{\"type\":\"x\"}\n\nbad \xff byte\nlast").unwrap();
+    let cases: [(&[&str], &[&str]); 3] = [
+        (&["-R", "-c", "."], &["-R", "-c", "."]),
+        (&["-R", "-c", "--slurp-all", "."], &["-R", "-c", "-s", "."]),
+        (
+            &["-R", "-n", "-c", "[inputs | length]"],
+            &["-R", "-n", "-c", "[inputs | length]"],
+        ),
+    ];
+    let want = [
+        "\"hello\"\n\"{\\\"type\\\":\\\"x\\\"}\"\n\"\"\n\"bad \u{fffd} byte\"\n\"last\"\n",
+        "\"hello\\n{\\\"type\\\":\\\"x\\\"}\\n\\nbad \u{fffd} byte\\nlast\"\n",
+        "[5,12,0,10,4]\n",
+    ];
+    let have_jq = Command::new("jq").arg("--version").output().is_ok();
+    for ((ours, theirs), want) in cases.iter().zip(want) {
+        let out = Command::new(BIN)
+            .arg("get")
+            .args(*ours)
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{ours:?}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), want, "{ours:?}");
+        if have_jq {
+            let jq = Command::new("jq")
+                .args(*theirs)
+                .arg(&file)
+                .output()
+                .unwrap();
+            assert_eq!(text(&out.stdout), text(&jq.stdout), "{ours:?} against jq");
+        }
+    }
+    if !have_jq {
+        prerequisite::missing("jq is not installed");
+    }
+}

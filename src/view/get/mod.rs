@@ -88,6 +88,8 @@ pub struct GetOptions {
     pub slurp: bool,
     /// `--slurp-all`: the program runs once, on every input in one array (jq's `-s`).
     pub slurp_all: bool,
+    /// `-R`: each line is a string input, whatever it holds.
+    pub raw_input: bool,
     /// `-S`: objects' keys sorted.
     pub sort_keys: bool,
     pub layout: Layout,
@@ -129,6 +131,7 @@ impl GetOptions {
             null_input: false,
             slurp: false,
             slurp_all: false,
+            raw_input: false,
             sort_keys: false,
             layout: Layout::Compact,
             normalized: false,
@@ -183,6 +186,7 @@ impl GetView {
         program::install_stderr();
         // `CURSOR_STREAM_REFERENCE=1`: the engine alone, for the tests that compare.
         let engine_only = !crate::input::peek::fast_paths()
+            || opts.raw_input
             || opts.slurp
             || opts.null_input
             || opts.program.reads_inputs()
@@ -193,7 +197,11 @@ impl GetView {
             .then(|| opts.code.parse::<Paths>().ok().map(Arc::new))
             .flatten();
         let selected = (crate::input::peek::fast_paths()
-            && !(opts.slurp || opts.null_input || opts.normalized || opts.program.reads_inputs()))
+            && !(opts.slurp
+                || opts.null_input
+                || opts.normalized
+                || opts.raw_input
+                || opts.program.reads_inputs()))
         .then(|| prefilter::of_program(&opts.code))
         .flatten();
         // `select(…) | .a.b`: past the test, the paths walk the raw text.
@@ -466,10 +474,32 @@ impl GetView {
         Ok(())
     }
 
-    /// `-s`: the program on what was slurped, if anything was.
+    /// `-R`: the line, as a string (invalid UTF-8 as U+FFFD, as jq); slurped with its
+    /// newline, when it has one, so that `-R -s` is the text as it was.
+    fn raw_line(&mut self, bytes: &[u8], terminated: bool, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        let mut text = String::from_utf8_lossy(bytes).into_owned();
+        if self.opts.slurp && terminated {
+            text.push('\n');
+        }
+        self.input(Val::from(text), ctx)?;
+        self.line_done(ctx)
+    }
+
+    /// `-s`: the program on what was slurped, if anything was (with `-R`, the lines as
+    /// one string, as jq reads the text).
     fn run_slurped(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
         if self.slurped.is_empty() {
             return Ok(());
+        }
+        if self.opts.raw_input {
+            let mut text = String::new();
+            for line in std::mem::take(&mut self.slurped) {
+                if let Val::TStr(s) | Val::BStr(s) = line {
+                    text.push_str(&String::from_utf8_lossy(&s));
+                }
+            }
+            return self.run_program(Val::from(text), ctx);
         }
         let array: Val = std::mem::take(&mut self.slurped).into_iter().collect();
         self.run_program(array, ctx)
@@ -561,6 +591,8 @@ impl View for GetView {
     fn raw_types(&self) -> TypeSet {
         if self.opts.normalized || (self.opts.null_input && !self.pulls()) {
             TypeSet::NONE
+        } else if self.opts.raw_input {
+            TypeSet::ALL
         } else {
             self.opts.filter.raw_types()
         }
@@ -615,6 +647,9 @@ impl View for GetView {
     }
 
     fn after(&mut self, line: &RawLine<'_>, head: &Head, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.opts.raw_input {
+            return self.raw_line(line.bytes, !line.unterminated, ctx);
+        }
         if !self.opts.filter.passes(line, head, &self.facts, ctx) {
             return Ok(());
         }
@@ -665,6 +700,9 @@ impl View for GetView {
     }
 
     fn blank_line(&mut self, raw: &[u8], ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.opts.raw_input {
+            return self.raw_line(raw, raw.ends_with(b"\n"), ctx);
+        }
         // Not only blank: a line without `type` that the dialect read (Codex's legacy
         // lines) is an input too.
         if !raw.iter().all(u8::is_ascii_whitespace) && self.other_line(raw, ctx)? {
@@ -679,6 +717,10 @@ impl View for GetView {
         bad: &BadLine,
         ctx: &mut Ctx,
     ) -> anyhow::Result<bool> {
+        if self.opts.raw_input {
+            self.raw_line(line.bytes, !line.unterminated, ctx)?;
+            return Ok(true);
+        }
         if matches!(bad, BadLine::NotJson(_)) && line.unterminated {
             return Ok(false);
         }
