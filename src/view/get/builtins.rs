@@ -10,7 +10,7 @@ use jaq_json::{Num, Rc, Val};
 
 use super::jv::{Error, Jv, kind, shown};
 
-type D = super::program::Data;
+type D = super::data::Data;
 type ValR = Result<Jv, Error>;
 
 /// The builtins, to be chained after jaq-std's natives.

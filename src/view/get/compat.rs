@@ -42,7 +42,7 @@ pub(crate) fn funs() -> impl Iterator<Item = Fun<D>> {
 }
 
 /// The data that `get` runs filters on.
-type D = super::program::Data;
+type D = super::data::Data;
 
 fn base() -> Box<[Filter<RunPtr<D>>]> {
     Box::new([

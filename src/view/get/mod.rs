@@ -28,6 +28,7 @@
 
 pub(crate) mod builtins;
 pub(crate) mod compat;
+pub(crate) mod data;
 pub(crate) mod jv;
 pub(crate) mod path;
 pub(crate) mod prefilter;

@@ -18,42 +18,11 @@
 use std::fmt;
 
 use jaq_core::load::{self, Arena, File, Loader};
-use jaq_core::{Compiler, Ctx, DataT, Lut, Vars};
+use jaq_core::{Compiler, Ctx, Vars};
 use jaq_json::Val;
-pub(crate) use jaq_std::input::RcIter;
 
+pub(crate) use super::data::{Data, Globals, Inputs, RcIter};
 use super::jv::Jv;
-
-/// The kind of data programs run on: JSON values as jq has them, and the inputs that
-/// `input` and `inputs` read.
-pub(crate) struct Data;
-
-/// The inputs `input` and `inputs` read (none but when the program pulls them).
-pub(crate) type Inputs<'a> = jaq_std::input::Inputs<'a, Jv>;
-
-impl DataT for Data {
-    type V<'a> = Jv;
-    type Data<'a> = Globals<'a>;
-}
-
-/// What every filter of a run sees: the definitions, and the inputs.
-#[derive(Clone)]
-pub(crate) struct Globals<'a> {
-    lut: &'a Lut<Data>,
-    inputs: Inputs<'a>,
-}
-
-impl<'a> jaq_core::data::HasLut<'a, Data> for Globals<'a> {
-    fn lut(&self) -> &'a Lut<Data> {
-        self.lut
-    }
-}
-
-impl<'a> jaq_std::input::HasInputs<'a, Jv> for Globals<'a> {
-    fn inputs(&self) -> Inputs<'a> {
-        self.inputs
-    }
-}
 
 /// The names `get` binds for every input, after the user's variables. `$__cs_file` and
 /// `$__cs_line` are always ours, for the definitions that must not see a user's `$line`.

@@ -13,8 +13,9 @@ use std::time::Duration;
 
 use jaq_json::Val;
 
+use super::data::{Inputs, RcIter};
 use super::jv::Jv;
-use super::program::{Failure, Inputs, Program, RcIter};
+use super::program::{Failure, Program};
 
 /// Inputs held between the reader and the program, and values between the program and
 /// the writer.
