@@ -114,15 +114,16 @@ impl<'l> Writer<'l> {
         }
     }
 
-    /// Writes `rows` of `table`, by day (`day` of each row), through `columns`.
-    pub(crate) fn write<T>(
+    /// Writes `rows` of `table`, by day (`day` of each row), through `columns`. Rows are
+    /// references (or as small): copied into each day's list.
+    pub(crate) fn write<T: Copy>(
         &mut self,
         table: &str,
-        rows: &[T],
-        day: impl Fn(&T) -> String,
-        columns: impl Fn(&[&T], &Stamp<'_>) -> Vec<parquet::Column>,
+        rows: impl IntoIterator<Item = T>,
+        day: impl Fn(T) -> String,
+        columns: impl Fn(&[T], &Stamp<'_>) -> Vec<parquet::Column>,
     ) -> anyhow::Result<()> {
-        let mut by_day: std::collections::BTreeMap<String, Vec<&T>> = Default::default();
+        let mut by_day: std::collections::BTreeMap<String, Vec<T>> = Default::default();
         for row in rows {
             by_day.entry(day(row)).or_default().push(row);
         }

@@ -116,7 +116,7 @@ fn stamp_columns(n: usize, stamp: &Stamp<'_>) -> Vec<Column> {
 }
 
 /// The `calls` table's columns for `calls`.
-pub(crate) fn call_columns(calls: &[&Call<'_>], stamp: &Stamp<'_>) -> Vec<Column> {
+pub(crate) fn call_columns(calls: &[Call<'_>], stamp: &Stamp<'_>) -> Vec<Column> {
     let run = |f: fn(&RunKey) -> Option<String>| calls.iter().map(|c| f(&c.rec.run)).collect();
     let mut cols = vec![
         Column::text(

@@ -177,10 +177,9 @@ impl View for ExportView {
         };
         let mut writer = ledger::Writer::new(&self.opts.ledger, stamp);
         let fallback = ledger::utc_day(exported_at_ms);
-        let calls_new: Vec<Call<'_>> = new.calls.iter().map(|&i| calls[i]).collect();
         writer.write(
             "calls",
-            &calls_new,
+            new.calls.iter().map(|&i| calls[i]),
             |c| c.rec.at_ms.map_or(fallback.clone(), ledger::utc_day),
             ledger::call_columns,
         )?;
@@ -190,19 +189,17 @@ impl View for ExportView {
                 .or_else(|| days.get(&(Arc::as_ptr(run) as usize)).copied())
                 .map_or(fallback.clone(), ledger::utc_day)
         };
-        let runs: Vec<&Run> = new.runs.iter().map(|&i| &self.runs[i]).collect();
         writer.write(
             "runs",
-            &runs,
+            new.runs.iter().map(|&i| &self.runs[i]),
             |r| day(&r.key),
-            |rows, s| ledger::run_columns(&rows.iter().map(|r| **r).collect::<Vec<_>>(), s),
+            ledger::run_columns,
         )?;
-        let tools: Vec<&Tool> = new.tools.iter().map(|&i| &self.tools[i]).collect();
         writer.write(
             "tools",
-            &tools,
+            new.tools.iter().map(|&i| &self.tools[i]),
             |t| day(&t.run),
-            |rows, s| ledger::tool_columns(&rows.iter().map(|t| **t).collect::<Vec<_>>(), s),
+            ledger::tool_columns,
         )?;
         let files = writer.files;
         self.save_state(new.digests)?;

@@ -19,12 +19,11 @@ fn have_duckdb() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// The queries of the guide's `sql` block, each with the comment that names it.
-fn recipes() -> Vec<(String, String)> {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/GUIDE.md"))
-            .unwrap();
-    let section = &readme[readme.find("## Tables for query engines").unwrap()..];
+/// The queries of `doc`'s `sql` block in its section `heading`, each with the comment
+/// that names it (the ledger's recipes in the README are read the same way).
+pub(crate) fn sql_recipes(doc: &str, heading: &str) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(doc)).unwrap();
+    let section = &text[text.find(heading).unwrap()..];
     let start = section.find("```sql\n").unwrap() + "```sql\n".len();
     let block = &section[start..start + section[start..].find("```").unwrap()];
     block
@@ -36,6 +35,11 @@ fn recipes() -> Vec<(String, String)> {
             (name.trim_start_matches("-- ").to_string(), sql.to_string())
         })
         .collect()
+}
+
+/// The queries of the guide's `sql` block.
+fn recipes() -> Vec<(String, String)> {
+    sql_recipes("docs/GUIDE.md", "## Tables for query engines")
 }
 
 /// Runs `sql` in `dir` through DuckDB: the rows, each as JSON values.

@@ -400,20 +400,7 @@ fn zstd_free_text(file: &Path) -> String {
 
 /// The README's DuckDB queries of the ledger, each with the comment that names it.
 fn recipes() -> Vec<(String, String)> {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let section = &readme[readme.find("## A ledger across machines").unwrap()..];
-    let start = section.find("```sql\n").unwrap() + "```sql\n".len();
-    let block = &section[start..start + section[start..].find("```").unwrap()];
-    block
-        .split(';')
-        .map(str::trim)
-        .filter(|q| !q.is_empty())
-        .map(|q| {
-            let (name, sql) = q.split_once('\n').unwrap();
-            (name.trim_start_matches("-- ").to_string(), sql.to_string())
-        })
-        .collect()
+    crate::duckdb::sql_recipes("README.md", "## A ledger across machines")
 }
 
 /// Runs `script` (Python, the query in argv[1]) in `dir`: its JSON output.
