@@ -128,6 +128,11 @@ def toboolean:
   elif . == "true" then true
   elif . == "false" then false
   else error("\(type) (\(_compat_show)) cannot be parsed as a boolean") end;
+# jq's internal builtin under `indices` on strings, callable, with its errors.
+def _strindices($i):
+    if type != "string" then error("\(type) (\(_compat_show)) cannot be searched, as it is not a string")
+  elif ($i | type) != "string" then error("\($i | type) (\($i | _compat_show)) is not a string")
+  else indices($i) end;
 # jq 1.8's error for all three: "trim input must be a string".
 def trim: if type == "string" then _compat_jaq_trim else error("trim input must be a string") end;
 def ltrim: if type == "string" then _compat_jaq_ltrim else error("trim input must be a string") end;
@@ -218,7 +223,7 @@ def lgamma_r: [lgamma, (if . < 0 and floor != . and (floor % 2 != 0) then -1 els
 
 ## About the implementation
 def have_literal_numbers: true;
-def have_decnum: false;
+def have_decnum: true;
 
 ## Introspection
 # jq lists its builtins as "name/arity"; these are the jq builtins this layer provides

@@ -40,6 +40,7 @@ pub(crate) mod pull;
 /// is used is ever committed.
 pub(crate) const LARGE_STACK: usize = 1 << 30;
 pub(crate) mod read;
+mod syntax;
 
 use std::sync::Arc;
 

@@ -118,8 +118,35 @@ impl fmt::Display for CompileError {
 impl std::error::Error for CompileError {}
 
 impl Program {
-    /// Compiles `code` once, with the variables of the command line.
+    /// Compiles `code` once, with the variables of the command line. jq syntax jaq does
+    /// not read is rewritten first (`syntax.rs`); when the rewritten program does not
+    /// compile, the errors shown are those of the program as the user wrote it.
     pub(crate) fn compile(code: &str, bindings: &Bindings) -> Result<Program, CompileError> {
+        let refused = |(at, why)| CompileError {
+            code: code.to_owned(),
+            problems: vec![(at, why)],
+        };
+        match super::syntax::rewrite(code).map_err(refused)? {
+            None => Self::compile_text(code, bindings),
+            Some(rewritten) => Self::compile_text(&rewritten.text, bindings).map_err(|e| {
+                // Told at their places in the program as written, each once (a body the
+                // rewrite repeats has its problems repeated).
+                let mut problems: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+                for (at, why) in e.problems {
+                    let problem = (rewritten.original(at), why);
+                    if !problems.contains(&problem) {
+                        problems.push(problem);
+                    }
+                }
+                CompileError {
+                    code: code.to_owned(),
+                    problems,
+                }
+            }),
+        }
+    }
+
+    fn compile_text(code: &str, bindings: &Bindings) -> Result<Program, CompileError> {
         let mut names: Vec<String> = Vec::new();
         let mut fixed = Vec::new();
         for (name, value) in bindings.first_of_each() {

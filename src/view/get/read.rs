@@ -96,20 +96,28 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// The number at `at`, made as jaq makes it: an integer (no fraction, no exponent) as
-    /// `Num::from_str_radix`, anything else kept as its text — and `-0` too, which jaq
-    /// makes 0 but jq keeps (`[-0]` is written `[-0]`, as the raw-text walk writes it).
+    /// The number at `at`, made as jq 1.8 keeps a number it reads: an integer a double holds
+    /// exactly (|n| ≤ 2⁵³) as jaq's integer, anything else kept as its text — written back as
+    /// read, computed with as a double (jaq's `Num::Dec`), so `13911860366432393 - 10` is
+    /// jq's `13911860366432382`, not the big integer's `…383` — and `-0` too, which jaq makes
+    /// 0 but jq keeps (`[-0]` is written `[-0]`, as the raw-text walk writes it).
     fn number(&mut self) -> Option<Val> {
         let start = self.at;
         let end = scan_number(self.b, start)?;
         self.at = end;
         let text = std::str::from_utf8(&self.b[start..end]).ok()?;
-        let num = if text == "-0" || text.bytes().any(|c| matches!(c, b'.' | b'e' | b'E')) {
-            Num::Dec(Rc::new(text.to_owned()))
-        } else {
-            Num::from_str_radix(text, 10)?
+        let exact = || {
+            text.parse::<i64>()
+                .ok()
+                .filter(|i| i.unsigned_abs() <= 1 << 53)
         };
-        Some(Val::Num(num))
+        let num = match text.bytes().any(|c| matches!(c, b'.' | b'e' | b'E')) || text == "-0" {
+            false => exact().and_then(|i| isize::try_from(i).ok()).map(Num::Int),
+            true => None,
+        };
+        Some(Val::Num(
+            num.unwrap_or_else(|| Num::Dec(Rc::new(text.to_owned()))),
+        ))
     }
 
     /// The string whose opening quote is at `at`.
@@ -298,10 +306,13 @@ mod tests {
         }
     }
 
-    /// `-0` as jaq makes it (0), where this reader keeps it.
+    /// `-0` as jaq makes it (0), and an integer past 2⁵³ (jaq's exact integer), where this
+    /// reader keeps their text.
     fn as_jaq(v: Val) -> Val {
+        let integer = |d: &str| !d.bytes().any(|c| matches!(c, b'.' | b'e' | b'E'));
         match v {
             Val::Num(Num::Dec(d)) if *d == "-0" => Val::Num(Num::Int(0)),
+            Val::Num(Num::Dec(d)) if integer(&d) => Val::Num(Num::from_str_radix(&d, 10).unwrap()),
             Val::Arr(a) => a.iter().cloned().map(as_jaq).collect(),
             Val::Obj(o) => Val::obj(
                 o.iter()
