@@ -521,6 +521,19 @@ pub(crate) struct GetArgs {
     #[arg(short = 'R', long, conflicts_with = "normalized")]
     pub raw_input: bool,
 
+    /// Each input as jq's streaming form: `[path, leaf]` for each scalar (and empty array or
+    /// object), `[path]` where an array or object ends; each event an input.
+    #[arg(long, conflicts_with = "normalized")]
+    pub stream: bool,
+
+    /// Colour the values (jq's -C): `--color always`; JQ_COLORS sets the colours as in jq.
+    #[arg(short = 'C', long)]
+    pub color_output: bool,
+
+    /// No colour (jq's -M): `--color never`.
+    #[arg(short = 'M', long, conflicts_with = "color_output")]
+    pub monochrome_output: bool,
+
     /// Run the program on each run's inputs gathered in one array (lines outside a run make
     /// an array of their own).
     #[arg(short = 's', long)]

@@ -93,7 +93,15 @@ impl Config {
             Command::Tools(a) => tools_view(a),
             Command::Progress(a) => progress_view(a),
             Command::Events(a) => events_view(a),
-            Command::Get(a) => get_view(a),
+            Command::Get(a) => {
+                // jq's -C and -M: `--color always` and `--color never`.
+                if a.color_output {
+                    cli.global.color = ColorChoice::Always;
+                } else if a.monochrome_output {
+                    cli.global.color = ColorChoice::Never;
+                }
+                get_view(a)
+            }
             Command::Stats(a) => (ViewChoice::Stats(StatsOptions { json: a.json }), a.input),
             Command::Check(a) => (ViewChoice::Check(CheckOptions { json: a.json }), a.input),
             Command::Sessions(a) => (
@@ -157,6 +165,10 @@ impl Config {
             ColorChoice::Never => false,
             ColorChoice::Auto => is_terminal && !no_color,
         };
+        let mut view = view;
+        if let ViewChoice::Get(opts) = &mut view {
+            opts.color = color(out_is_terminal);
+        }
         Config {
             view,
             run,
@@ -293,6 +305,7 @@ fn get_view(a: GetArgs) -> (ViewChoice, InputArgs) {
     opts.exit_status = a.exit_status;
     opts.null_input = a.null_input;
     opts.raw_input = a.raw_input;
+    opts.stream = a.stream;
     opts.slurp = a.slurp || a.slurp_all;
     opts.slurp_all = a.slurp_all;
     opts.sort_keys = a.sort_keys;

@@ -346,6 +346,9 @@ impl<D: Driven> Dispatcher<D> {
         let raw = line;
         let unterminated = !line.ends_with(b"\n");
         let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let line = line
+            .strip_prefix(&[crate::input::line_buffer::RS])
+            .unwrap_or(line);
         let mut bytes = line.strip_suffix(b"\r").unwrap_or(line);
         if let Some(limit) = self.max_line
             && bytes.len() > limit

@@ -19,6 +19,9 @@
 
 use std::io::{self, Read};
 
+/// The ASCII record separator that starts each text of a JSON text sequence (RFC 7464).
+pub(crate) const RS: u8 = 0x1e;
+
 /// Size of a buffer at start.
 ///
 /// Large reads mean few system calls and, from a pipe, few wake-ups of the reading thread
@@ -202,7 +205,11 @@ impl<R: Read> LineReader<R> {
             }
         };
         let start = self.pos;
-        let content = start + self.bom;
+        let mut content = start + self.bom;
+        // RFC 7464's record separator before a JSON text (`jq --seq` writes one), not noise.
+        if content < end && self.buf[content] == RS {
+            content += 1;
+        }
         let end = if end > content && self.buf[end - 1] == b'\r' {
             end - 1
         } else {
@@ -423,6 +430,18 @@ mod tests {
             got,
             vec![(b"a".to_vec(), 1, false), (b"b".to_vec(), 2, false)]
         );
+    }
+
+    #[test]
+    fn a_record_separator_before_a_text_is_stripped() {
+        // RFC 7464 (`jq --seq`): RS, the text, LF; an RS elsewhere stays.
+        let got = lines_of(b"\x1e{\"a\":1}\n\x1e[2]\r\nx\x1e\n", &[1], 1024);
+        let want: Vec<(Vec<u8>, u64, bool)> = vec![
+            (b"{\"a\":1}".to_vec(), 1, false),
+            (b"[2]".to_vec(), 2, false),
+            (b"x\x1e".to_vec(), 3, false),
+        ];
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -990,3 +990,85 @@ fn big_numbers_are_kept_as_read_and_computed_as_doubles_as_jq_1_8() {
         );
     }
 }
+
+/// `--stream` (with `inputs`, `fromstream`, `truncate_stream`), input in RFC 7464
+/// sequences (RS before each text, as `--seq` writes them), `-C` and `-M`: as jq.
+#[test]
+fn stream_seq_input_and_colour_as_jq() {
+    let input = b"{\"type\":\"x\",\"a\":[1,{\"b\":2}],\"e\":{}}\n[]\n3\n";
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["-c", "--stream", "."],
+            "[[\"type\"],\"x\"]\n[[\"a\",0],1]\n[[\"a\",1,\"b\"],2]\n[[\"a\",1,\"b\"]]\n\
+             [[\"a\",1]]\n[[\"e\"],{}]\n[[\"e\"]]\n[[],[]]\n[[],3]\n",
+        ),
+        (
+            &[
+                "-c",
+                "-n",
+                "--stream",
+                "[inputs | select(length == 2)] | length",
+            ],
+            "6\n",
+        ),
+        (
+            &["-c", "-n", "--stream", "fromstream(inputs)"],
+            "{\"type\":\"x\",\"a\":[1,{\"b\":2}],\"e\":{}}\n[]\n3\n",
+        ),
+        (
+            &["-c", "--stream", "-n", "[1 | truncate_stream(inputs)]"],
+            "[[[0],1],[[1,\"b\"],2],[[1,\"b\"]],[[1]]]\n",
+        ),
+    ];
+    let have_jq = Command::new("jq").arg("--version").output().is_ok();
+    for (args, want) in cases {
+        let out = get(args, input);
+        assert_eq!(text(&out.stdout), want, "{args:?}: {}", text(&out.stderr));
+        if have_jq {
+            assert_eq!(
+                text(&out.stdout),
+                text(&jq_bytes(args, input).unwrap()),
+                "{args:?} against jq"
+            );
+        }
+    }
+    // A JSON text sequence: each text after an RS, read as jq --seq reads it.
+    let seq = b"\x1e{\"type\":\"x\"}\n\x1e[1,2]\n";
+    let out = get(&["-c", "--seq", "."], seq);
+    assert_eq!(text(&out.stdout), text(seq), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+    if have_jq {
+        assert_eq!(
+            text(&out.stdout),
+            text(&jq_bytes(&["-c", "--seq", "."], seq).unwrap())
+        );
+    }
+    // -C colours what jq colours, the text under the colours the same; -M none.
+    let strip = |b: &[u8]| {
+        let s = text(b);
+        let mut out = String::new();
+        let mut rest = s.as_str();
+        while let Some(at) = rest.find('\x1b') {
+            out.push_str(&rest[..at]);
+            rest = rest[at..].split_once('m').map_or("", |(_, r)| r);
+        }
+        out + rest
+    };
+    let coloured = get(&["-C", "."], input);
+    assert!(
+        text(&coloured.stdout).contains("\x1b[0;32m\"x\"\x1b[0m"),
+        "{}",
+        text(&coloured.stdout)
+    );
+    assert_eq!(strip(&coloured.stdout), text(&get(&["."], input).stdout));
+    if have_jq {
+        let jq = jq_bytes(&["-C", "-c", "."], input).unwrap();
+        assert!(text(&jq).contains('\x1b'));
+        assert_eq!(strip(&coloured.stdout), strip(&jq));
+    }
+    let plain = get(&["-M", "--color", "always", "."], input);
+    assert!(!text(&plain.stdout).contains('\x1b'));
+    if !have_jq {
+        prerequisite::missing("jq is not installed");
+    }
+}

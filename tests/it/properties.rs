@@ -46,7 +46,8 @@ impl Read for Chunked {
 
 /// Lines as the splitter should give them: `\n` ends a line, a `\r` before it is dropped,
 /// a UTF-8 byte order mark at the very start is dropped (alone, it is an empty last line:
-/// its bytes still belong to a line), the last line may lack its `\n`.
+/// its bytes still belong to a line), so is an RS (RFC 7464) that starts a line, the last
+/// line may lack its `\n`.
 fn reference_lines(data: &[u8]) -> Vec<(Vec<u8>, bool)> {
     if data == b"\xEF\xBB\xBF" {
         return vec![(Vec::new(), true)];
@@ -59,6 +60,7 @@ fn reference_lines(data: &[u8]) -> Vec<(Vec<u8>, bool)> {
             Some(i) => (&rest[..i], true, &rest[i + 1..]),
             None => (rest, false, &rest[rest.len()..]),
         };
+        let line = line.strip_prefix(b"\x1e").unwrap_or(line);
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         lines.push((line.to_vec(), !terminated));
         rest = next;
@@ -66,12 +68,12 @@ fn reference_lines(data: &[u8]) -> Vec<(Vec<u8>, bool)> {
     lines
 }
 
-/// Bytes that make lines interesting: newlines, CRs, quotes, braces, a BOM's bytes.
+/// Bytes that make lines interesting: newlines, CRs, quotes, braces, a BOM's bytes, RS.
 fn stream_bytes() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(
         prop_oneof![
             4 => prop::sample::select(b"{}[]\":,\\ ab\r\n".to_vec()),
-            1 => prop::sample::select(vec![0xEF, 0xBB, 0xBF, 0xFF, 0x00]),
+            1 => prop::sample::select(vec![0xEF, 0xBB, 0xBF, 0xFF, 0x00, 0x1E]),
             1 => any::<u8>(),
         ],
         0..400,

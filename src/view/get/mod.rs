@@ -40,6 +40,7 @@ pub(crate) mod pull;
 /// is used is ever committed.
 pub(crate) const LARGE_STACK: usize = 1 << 30;
 pub(crate) mod read;
+mod stream;
 mod syntax;
 
 use std::sync::Arc;
@@ -92,6 +93,10 @@ pub struct GetOptions {
     pub slurp_all: bool,
     /// `-R`: each line is a string input, whatever it holds.
     pub raw_input: bool,
+    /// `--stream`: each input given as the events of jq's streaming form, each an input.
+    pub stream: bool,
+    /// `-C` (or `--color`): values written in colour, as jq does (`JQ_COLORS`).
+    pub color: bool,
     /// `-S`: objects' keys sorted.
     pub sort_keys: bool,
     pub layout: Layout,
@@ -134,6 +139,8 @@ impl GetOptions {
             slurp: false,
             slurp_all: false,
             raw_input: false,
+            stream: false,
+            color: false,
             sort_keys: false,
             layout: Layout::Compact,
             normalized: false,
@@ -189,6 +196,8 @@ impl GetView {
         // `CURSOR_STREAM_REFERENCE=1`: the engine alone, for the tests that compare.
         let engine_only = !crate::input::peek::fast_paths()
             || opts.raw_input
+            || opts.stream
+            || opts.color
             || opts.slurp
             || opts.null_input
             || opts.program.reads_inputs()
@@ -203,6 +212,7 @@ impl GetView {
                 || opts.null_input
                 || opts.normalized
                 || opts.raw_input
+                || opts.stream
                 || opts.program.reads_inputs()))
         .then(|| prefilter::of_program(&opts.code))
         .flatten();
@@ -224,7 +234,11 @@ impl GetView {
             sep_space: indent.is_some(),
             indent,
             sort_keys: opts.sort_keys,
-            styles: Default::default(),
+            styles: if opts.color {
+                jq_styles()
+            } else {
+                Default::default()
+            },
         };
         GetView {
             opts,
@@ -426,8 +440,16 @@ impl GetView {
         }
     }
 
-    /// One input value: slurped, or run through the program now.
+    /// One input value (with `--stream`, each of its events): slurped, or run through the
+    /// program now.
     fn input(&mut self, value: Val, ctx: &mut Ctx) -> anyhow::Result<()> {
+        if self.opts.stream {
+            return stream::events(&value, &mut |event| self.take(event, ctx));
+        }
+        self.take(value, ctx)
+    }
+
+    fn take(&mut self, value: Val, ctx: &mut Ctx) -> anyhow::Result<()> {
         if self.pulls() {
             return self.pull(value, ctx);
         }
@@ -742,6 +764,18 @@ impl View for GetView {
         }
         self.run_slurped(ctx)
     }
+}
+
+/// jq 1.8's colours (null, false, true, numbers, strings, arrays, objects, object keys),
+/// then those `JQ_COLORS` sets, as jq reads it.
+fn jq_styles() -> jaq_json::write::Styles {
+    let mut styles =
+        jaq_json::write::Styles::default().parse("0;90:0;39:0;39:0;39:0;32:1;39:1;39:34;1");
+    if let Some(colors) = std::env::var_os("JQ_COLORS") {
+        styles = styles.parse(&colors.to_string_lossy());
+    }
+    styles.reset = "\x1b[0m".into();
+    styles
 }
 
 /// JSON text with every character past ASCII as jq's `-a` writes it: `\u00e9`, and a
