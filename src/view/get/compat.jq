@@ -20,6 +20,7 @@ def _compat_jaq_strflocaltime($f): strflocaltime($f);
 def _compat_jaq_mktime: mktime;
 def _compat_jaq_limit($n; f): limit($n; f);
 def _compat_jaq_skip($n; f): skip($n; f);
+def _compat_jaq_getpath($p): getpath($p);
 def _compat_jaq_trim: trim;
 def _compat_jaq_ltrim: ltrim;
 def _compat_jaq_rtrim: rtrim;
@@ -55,6 +56,10 @@ def tonumber: _compat_tonumber;
 # builds objects/arrays from null and splices slice keys; jaq's is `getpath(p) = x`,
 # which fails on indices past the end.
 def setpath($p; $x): _compat_setpath($p; $x);
+# jq's limit on a path's length (MAX_PATH_DEPTH), as setpath and delpaths have it.
+def getpath($p):
+  if ($p | type) == "array" and ($p | length) > 10000 then error("Path too deep")
+  else _compat_jaq_getpath($p) end;
 # jq's delpaths ignores indices out of range, deletes slices and checks that it
 # gets an array of paths; jaq's deletes through `|= empty`, which fails there.
 def delpaths($ps): _compat_delpaths($ps);

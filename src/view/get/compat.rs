@@ -366,11 +366,18 @@ fn set(v: Val, k: &Val, x: Val) -> ValR {
     }
 }
 
+/// jq's limit on the length of a path (`setpath`, `getpath`, `delpaths`), its
+/// `MAX_PATH_DEPTH`: past it, "Path too deep".
+pub(crate) const MAX_PATH_DEPTH: usize = 10_000;
+
 /// jq's `setpath(path; x)`, without recursion.
 fn setpath(root: Val, path: &Val, x: Val) -> ValR {
     let Val::Arr(path) = path else {
         return Err(err("Path must be specified as an array"));
     };
+    if path.len() > MAX_PATH_DEPTH {
+        return Err(err("Path too deep"));
+    }
     // the values along the path, root first
     let mut stack = Vec::with_capacity(path.len());
     let mut cur = root;
@@ -395,6 +402,7 @@ fn delpaths(v: Val, paths: Val) -> ValR {
     let mut ps = Vec::with_capacity(paths.len());
     for p in paths.iter() {
         match p {
+            Val::Arr(p) if p.len() > MAX_PATH_DEPTH => return Err(err("Path too deep")),
             Val::Arr(p) => ps.push(p.clone()),
             _ => return Err(err("Path must be specified as an array")),
         }
