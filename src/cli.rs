@@ -251,11 +251,13 @@ A session log is read as streams are: each prompt is a run, so every view works 
     /// Tokens and cost per day, week, month, session, model or run: every agent, each model
     /// call counted once, priced offline.
     #[command(after_help = "\
-Reports: daily (the default), weekly (weeks from Monday), monthly, session, model, run —
-given first, before any file.
+Reports: daily (the default), weekly (weeks from Monday), monthly, session, model, run,
+blocks (the five-hour billing windows, with the rate limits the agent recorded) — given
+first, before any file.
 
 Examples:
   cursor-stream usage                               every agent's logs, per day
+  cursor-stream usage blocks --since 1d             today's five-hour windows, the active one marked
   cursor-stream usage monthly --from claude --breakdown
   cursor-stream usage session --since 1w --json | duckdb -c \"…\"
   cursor-stream usage daily --timezone Europe/Paris runs/*.ndjson   saved streams too

@@ -391,6 +391,7 @@ fn take_report(files: &mut Vec<PathBuf>) -> Report {
         "session" | "sessions" => Report::Session,
         "model" | "models" => Report::Model,
         "run" | "runs" => Report::Run,
+        "blocks" | "block" => Report::Blocks,
         _ => return Report::Daily,
     };
     if files[0].exists() {
@@ -435,6 +436,11 @@ fn usage_view(
         }
         None => None,
     };
+    if report == Report::Blocks && (a.html || a.by.is_some() || a.breakdown) {
+        usage_error(
+            "usage blocks: a table or --json (no --html, --by or --breakdown: each block lists its models)",
+        );
+    }
     let opts = UsageOptions {
         ledger,
         by: a.by.map(|b| match b {

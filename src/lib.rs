@@ -112,8 +112,8 @@ pub mod testing;
 mod view;
 
 pub use agent::event::{
-    Agent, AnswerCheck, Effect, Event, Notice, NoticeKind, Outcome, RunEnd, RunInfo, StatusClass,
-    ToolCall, ToolEnd, ToolKind, ToolStatus, Usage, Wants,
+    Agent, AnswerCheck, Effect, Event, Limit, LimitWindow, Notice, NoticeKind, Outcome, RunEnd,
+    RunInfo, StatusClass, ToolCall, ToolEnd, ToolKind, ToolStatus, Usage, Wants,
 };
 pub use handler::Handler;
 pub use read::Reader;

@@ -62,6 +62,8 @@ impl Wants {
     pub const PROMPT: Wants = Wants(1 << 9);
     /// Sessions' titles, and the ids of the lines a title may name (`sessions`).
     pub const TITLES: Wants = Wants(1 << 10);
+    /// [`Event::Limit`]: the rate limits' state, as the agent recorded it.
+    pub const LIMITS: Wants = Wants(1 << 11);
     /// Everything, including what may be added later.
     pub const ALL: Wants = Wants(u16::MAX);
 
@@ -158,6 +160,56 @@ pub enum Event<'a> {
     /// session log records them. A stream's runs give their usage at their end instead
     /// ([`RunEnd::usage`]), which sums these where both are known.
     Billed(&'a Billed<'a>),
+    /// A rate limit's state as the agent recorded it (with [`Wants::LIMITS`]): Codex's
+    /// `rate_limits`, Claude's `rate_limit_event`. Never guessed.
+    Limit(&'a Limit<'a>),
+}
+
+/// A rate limit's window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LimitWindow {
+    /// The five hours that start at a window's first call.
+    FiveHour,
+    /// The seven days.
+    SevenDay,
+}
+
+impl LimitWindow {
+    /// The name the rows use: `five_hour`, `seven_day` (Claude's own words).
+    pub fn name(self) -> &'static str {
+        match self {
+            LimitWindow::FiveHour => "five_hour",
+            LimitWindow::SevenDay => "seven_day",
+        }
+    }
+
+    /// The window of a length in minutes, as Codex gives it (`299` or `300`, `10080`).
+    pub fn of_minutes(minutes: f64) -> Option<LimitWindow> {
+        match (minutes / 60.0).round() as i64 {
+            5 => Some(LimitWindow::FiveHour),
+            168 => Some(LimitWindow::SevenDay),
+            _ => None,
+        }
+    }
+}
+
+/// A rate limit's state at one time, as the agent recorded it.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Limit<'a> {
+    /// Which window the state is of.
+    pub window: LimitWindow,
+    /// How much of the window is used, in percent, where the agent says (Codex does;
+    /// Claude gives a status).
+    pub used_percent: Option<f64>,
+    /// When the window resets (epoch ms), where the agent says.
+    pub resets_ms: Option<i64>,
+    /// The agent's word for the state (Claude's `allowed`, `allowed_warning`, `rejected`).
+    pub status: Option<&'a str>,
+    /// When it was recorded (epoch ms), where the line says.
+    pub at_ms: Option<u64>,
+    /// What the agent wrote it in (`rate_limits`, `rate_limit_event`).
+    pub source: &'static str,
 }
 
 /// A model call's tokens, and when and with which model it was made, where the log says.

@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 
-pub(crate) use record::{Rec, Recorder, RunKey, hash};
+pub(crate) use record::{LimitRec, Rec, Recorder, RunKey, hash};
 pub(crate) use state::{Seen, State, stat};
 pub(crate) use tables::{Call, Run, Stamp, Tool};
 

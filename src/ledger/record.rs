@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::agent::event::{Agent, Billed, RunEnd, RunInfo, Usage};
+use crate::agent::event::{Agent, Billed, Limit, LimitWindow, RunEnd, RunInfo, Usage};
 
 /// A run, as the records name it.
 #[derive(Debug)]
@@ -61,6 +61,20 @@ pub(crate) struct Rec {
     pub machine: Option<Arc<str>>,
 }
 
+/// A rate limit's state, as the agent recorded it (`usage blocks` shows the last of each
+/// window within a block).
+#[derive(Debug, Clone)]
+pub(crate) struct LimitRec {
+    /// When it was recorded; for a line with no time, its run's (as a record's).
+    pub at_ms: Option<i64>,
+    pub agent: Agent,
+    pub window: LimitWindow,
+    pub used_percent: Option<f64>,
+    pub resets_ms: Option<i64>,
+    pub status: Option<Box<str>>,
+    pub source: &'static str,
+}
+
 /// Collects the records of the runs as they are read. A call with an id of its own (a
 /// response id, Claude's message and request ids) is keyed by it; one without (a Codex
 /// count read from a `token_count` increase) by its run's key and its place in the run;
@@ -69,9 +83,12 @@ pub(crate) struct Rec {
 #[derive(Default)]
 pub(crate) struct Recorder {
     pub records: Vec<Rec>,
-    /// The open run, and where its records start.
+    /// The rate limits' states read (with [`crate::agent::event::Wants::LIMITS`]).
+    pub limits: Vec<LimitRec>,
+    /// The open run, and where its records and limits start.
     run: Option<Arc<RunKey>>,
     run_records: usize,
+    run_limits: usize,
     /// Records of the open run without an id of their own, so far.
     unnamed: u32,
     file: Arc<str>,
@@ -110,6 +127,7 @@ impl Recorder {
         }));
         self.runs_in_file += 1;
         self.run_records = self.records.len();
+        self.run_limits = self.limits.len();
         self.unnamed = 0;
     }
 
@@ -137,6 +155,19 @@ impl Recorder {
             run,
             key,
             machine: None,
+        });
+    }
+
+    /// A rate limit's state.
+    pub(crate) fn limit(&mut self, limit: &Limit<'_>, info: &RunInfo) {
+        self.limits.push(LimitRec {
+            at_ms: limit.at_ms.and_then(|t| i64::try_from(t).ok()),
+            agent: info.agent,
+            window: limit.window,
+            used_percent: limit.used_percent,
+            resets_ms: limit.resets_ms,
+            status: limit.status.map(Box::from),
+            source: limit.source,
         });
     }
 
@@ -168,6 +199,10 @@ impl Recorder {
         let agent = info.agent;
         let run_key = run.ledger_key(agent);
         let mine = self.run_records;
+        let limits = self.run_limits.min(self.limits.len());
+        for l in &mut self.limits[limits..] {
+            l.at_ms = l.at_ms.or(at);
+        }
         for r in &mut self.records[mine..] {
             r.at_ms = r.at_ms.or(at);
             r.run = run.clone();

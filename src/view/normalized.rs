@@ -114,7 +114,7 @@ impl Normalizer {
                 write(out, &Record::new("tool_end", run, ToolEndBody::new(end)))
             }
             // Not in the normalized schema: the run's usage is in its `run_end`.
-            Event::Billed(_) => Ok(false),
+            Event::Billed(_) | Event::Limit(_) => Ok(false),
             Event::Notice(notice) => {
                 let body = NoticeBody {
                     kind: notice_kind(notice.kind),

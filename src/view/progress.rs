@@ -234,7 +234,7 @@ impl View for ProgressView {
                 };
                 self.activity(ctx, mark, color, &escape_line(&notice.text))
             }
-            Event::ToolStarted { .. } | Event::Billed(_) => Ok(()),
+            Event::ToolStarted { .. } | Event::Billed(_) | Event::Limit(_) => Ok(()),
         }
     }
 

@@ -464,3 +464,155 @@ fn a_generated_home_reads_as_ccusage_reads_it() {
         "a sub-agent's replay in the home"
     );
 }
+
+/// A Claude usage line's four counts as ccusage reads them: input, output, cache read,
+/// cache creation.
+fn claude_tokens(usage: &Value) -> Tokens {
+    [
+        "input_tokens",
+        "output_tokens",
+        "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+    ]
+    .map(|k| usage[k].as_u64().unwrap_or(0))
+}
+
+/// The calls ccusage's blocks count a second time: a sub-agent's line replaying a message
+/// of its session's main line (the same `message.id`), each (id, request) once, with its
+/// time (epoch ms) and tokens.
+fn replayed_calls(home: &Path) -> Vec<(i64, Tokens)> {
+    let mut main: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut side: BTreeMap<(String, String, String), (i64, Tokens)> = BTreeMap::new();
+    for file in files_under(home) {
+        if file.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        for line in std::fs::read_to_string(&file).unwrap().lines() {
+            let Ok(r) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            let (Some(session), Some(id)) = (r["sessionId"].as_str(), r["message"]["id"].as_str())
+            else {
+                continue;
+            };
+            if !r["message"]["usage"].is_object() {
+                continue;
+            }
+            if r["isSidechain"] == true {
+                let at: jiff::Timestamp = r["timestamp"].as_str().unwrap().parse().unwrap();
+                let request = r["requestId"].as_str().unwrap_or("").to_string();
+                side.entry((session.into(), id.into(), request))
+                    .or_insert((at.as_millisecond(), claude_tokens(&r["message"]["usage"])));
+            } else {
+                main.insert((session.into(), id.into()));
+            }
+        }
+    }
+    side.into_iter()
+        .filter(|((session, id, _), _)| main.contains(&(session.clone(), id.clone())))
+        .map(|(_, call)| call)
+        .collect()
+}
+
+/// `usage blocks` against ccusage's `blocks` on a generated Claude home (sub-agents that
+/// replay their parent's messages, resumed copies): the same blocks — start, end, last call —
+/// and in each the same calls and tokens, but for the replays ccusage's blocks count again
+/// (its daily report does not: the daily comparison above holds them equal).
+#[test]
+fn blocks_are_ccusage_s_blocks() {
+    let Some(bin) = ccusage() else { return };
+    let home = tempfile::tempdir().unwrap();
+    crate::generate::generate_home(home.path(), 24 << 20, 3, &["claude"], 30).unwrap();
+    let mut cmd = Command::new(&bin);
+    cmd.args([
+        "claude",
+        "blocks",
+        "--json",
+        "--offline",
+        "--timezone",
+        "UTC",
+    ]);
+    in_home(&mut cmd, home.path());
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let theirs: Vec<&Value> = doc["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["isGap"] != true)
+        .collect();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["usage", "blocks", "--from", "claude", "--json"]);
+    in_home(&mut cmd, home.path());
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(ours.len() > 10, "{} blocks", ours.len());
+    assert_eq!(theirs.len(), ours.len(), "the number of blocks");
+    let replays = replayed_calls(home.path());
+    let ms = |v: &Value| {
+        v.as_str()
+            .unwrap()
+            .parse::<jiff::Timestamp>()
+            .unwrap()
+            .as_millisecond()
+    };
+    let mut explained = 0;
+    for (t, o) in theirs.iter().zip(&ours) {
+        assert_eq!(ms(&t["startTime"]), ms(&o["block_start"]), "{o}");
+        assert_eq!(ms(&t["endTime"]), ms(&o["block_end"]), "{o}");
+        // Ours is written to the second.
+        assert_eq!(
+            ms(&t["actualEndTime"]) / 1000,
+            ms(&o["last_call"]) / 1000,
+            "{o}"
+        );
+        let (start, end) = (ms(&o["block_start"]), ms(&o["block_end"]));
+        let again: Vec<&(i64, Tokens)> = replays
+            .iter()
+            .filter(|(at, _)| (start..end).contains(at))
+            .collect();
+        let mut want = [
+            "input_tokens",
+            "output_tokens",
+            "cache_read_tokens",
+            "cache_write_tokens",
+        ]
+        .map(|k| o[k].as_u64().unwrap());
+        for (_, tokens) in &again {
+            add(&mut want, tokens);
+        }
+        let c = &t["tokenCounts"];
+        let got = [
+            "inputTokens",
+            "outputTokens",
+            "cacheReadInputTokens",
+            "cacheCreationInputTokens",
+        ]
+        .map(|k| c[k].as_u64().unwrap());
+        assert_eq!(got, want, "tokens of the block {o}");
+        assert_eq!(
+            t["entries"].as_u64().unwrap(),
+            o["calls"].as_u64().unwrap() + again.len() as u64,
+            "calls of the block {o}"
+        );
+        explained += again.len();
+    }
+    assert!(
+        explained > 0,
+        "the home has sub-agent replays in some block"
+    );
+}

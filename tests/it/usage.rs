@@ -545,3 +545,139 @@ fn the_html_page_reads_in_a_browser_and_loads_nothing() {
         assert!(!page.contains(attr), "the page names an address: {attr}");
     }
 }
+
+/// A copy of a real Codex rollout (0.58, with `rate_limits`) under `home`, its times moved so
+/// that its last line was written `ago_ms` before now.
+fn codex_rollout_moved(home: &Path, ago_ms: i64) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/history/codex/0.58-token-info-null/home");
+    let file = files_under(&from)
+        .into_iter()
+        .find(|f| f.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let times: Vec<jiff::Timestamp> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| v["timestamp"].as_str().and_then(|t| t.parse().ok()))
+        .collect();
+    let last = times.iter().max().unwrap().as_millisecond();
+    let shift = jiff::Timestamp::now().as_millisecond() - ago_ms - last;
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut v: Value = serde_json::from_str(line).unwrap();
+        if let Some(t) = v["timestamp"]
+            .as_str()
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+        {
+            let moved = jiff::Timestamp::from_millisecond(t.as_millisecond() + shift).unwrap();
+            v["timestamp"] = Value::from(moved.to_string());
+        }
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    let to = home
+        .join(".codex/sessions/2026/01/01")
+        .join(file.file_name().unwrap());
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::write(to, out).unwrap();
+}
+
+/// `usage blocks`: five-hour blocks from the hour of their first call, the limits each agent
+/// recorded within them (Codex's percent and reset, from a real rollout; Claude's status,
+/// from a real stream), an active block with its pace, and the documented keys.
+#[test]
+fn blocks_carry_the_limits_the_agents_recorded() {
+    let home = tempfile::tempdir().unwrap();
+    codex_rollout_moved(home.path(), 10 * 60_000);
+    let (code, out, err) = cs(
+        &["usage", "blocks", "--from", "codex", "--json"],
+        home.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let blocks = rows(&out);
+    assert_eq!(blocks.len(), 1, "{out}");
+    let b = &blocks[0];
+    let keys = [
+        "agent",
+        "block_start",
+        "block_end",
+        "last_call",
+        "active",
+        "models",
+        "input_tokens",
+        "output_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
+        "reasoning_tokens",
+        "total_tokens",
+        "cost_usd",
+        "calls",
+        "tokens_per_hour",
+        "cost_per_hour",
+        "projected_total_tokens",
+        "projected_cost_usd",
+        "runs",
+        "limits",
+    ];
+    let line = out.lines().next().unwrap();
+    let at: Vec<usize> = keys
+        .iter()
+        .map(|k| line.find(&format!("\"{k}\":")).unwrap())
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{line}");
+    assert_eq!(b["active"], true, "{b}");
+    assert_eq!(b["calls"], 20);
+    assert_eq!(b["total_tokens"], 413_776);
+    let ms = |k: &str| {
+        b[k].as_str()
+            .unwrap()
+            .parse::<jiff::Timestamp>()
+            .unwrap()
+            .as_millisecond()
+    };
+    assert_eq!(ms("block_start") % 3_600_000, 0);
+    assert_eq!(ms("block_end") - ms("block_start"), 5 * 3_600_000);
+    // Active: its total at the end is more than now, at its pace.
+    assert!(
+        b["projected_total_tokens"].as_u64().unwrap() > 413_776,
+        "{b}"
+    );
+    // The last state of each window the rollout recorded (its resets moved with nothing:
+    // they are the server's).
+    let limits = b["limits"].as_array().unwrap();
+    assert_eq!(limits.len(), 2, "{b}");
+    assert_eq!(limits[0]["window"], "five_hour");
+    assert_eq!(limits[0]["used_percent"], 58.0);
+    assert_eq!(limits[0]["resets_at"], "2025-11-17T23:38:45Z");
+    assert_eq!(limits[0]["source"], "codex rate_limits");
+    assert_eq!(limits[1]["window"], "seven_day");
+    assert_eq!(limits[1]["used_percent"], 42.0);
+
+    // A Claude stream's `rate_limit_event`: a status, no percent.
+    let stream = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents/claude/partial-messages.ndjson");
+    let (code, out, err) = cs(
+        &["usage", "blocks", "--json", stream.to_str().unwrap()],
+        home.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let limit = &rows(&out)[0]["limits"][0];
+    assert_eq!(limit["status"], "allowed");
+    assert_eq!(limit["used_percent"], Value::Null);
+    assert_eq!(limit["resets_at"], "2026-08-20T13:00:00Z");
+    assert_eq!(limit["source"], "claude rate_limit_event");
+
+    // The table: the limits beside the block; a block with none says so.
+    let (_, table, _) = cs(&["usage", "blocks", "--from", "codex"], home.path());
+    assert!(
+        table.contains("5h 58% (resets 2025-11-17 23:38) · 7d 42%"),
+        "{table}"
+    );
+    let without = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/history/codex/0.36-resume-replay/home");
+    let (_, table, _) = cs(&["usage", "blocks", "--from", "codex"], &without);
+    assert!(table.contains("none recorded"), "{table}");
+    let (code, _, err) = cs(&["usage", "blocks", "--html"], home.path());
+    assert_eq!(code, 2, "{err}");
+}

@@ -34,8 +34,8 @@ use serde_json::value::RawValue;
 
 use super::digest::Digest;
 use super::event::{
-    Agent, AnswerCheck, Billed, Effect, Event, Notice, NoticeKind, RunEnd, RunInfo, StatusClass,
-    ToolCall, ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
+    Agent, AnswerCheck, Billed, Effect, Event, Limit, Notice, NoticeKind, RunEnd, RunInfo,
+    StatusClass, ToolCall, ToolEndRaw, ToolKind, ToolStatus, Usage, Wants,
 };
 use super::tools;
 use super::{Class, Dialect, RawLine, Sink, mentions};
@@ -80,7 +80,7 @@ impl Dialect for Claude {
             // With `--replay-user-messages`, a user line also echoes the prompt.
             NameId::USER => Class::content(Wants::TOOLS | Wants::PROMPT),
             NameId::STREAM_EVENT => Class::content(Wants::TEXT | Wants::THINKING),
-            NameId::RATE_LIMIT_EVENT => Class::noise(Wants::NOTICES),
+            NameId::RATE_LIMIT_EVENT => Class::noise(Wants::NOTICES | Wants::LIMITS),
             NameId::CONTROL_REQUEST | NameId::CONTROL_RESPONSE => Class::noise(Wants::NONE),
             _ => Class::UNKNOWN,
         }
@@ -97,13 +97,7 @@ impl Dialect for Claude {
             NameId::STREAM_EVENT => self.stream_event(line, sink),
             NameId::ASSISTANT | NameId::USER => self.message_line(line, head.name, sink),
             NameId::RESULT => self.result(line, sink),
-            NameId::RATE_LIMIT_EVENT => match wire::rate_limit(line.bytes) {
-                Some(status) if status != "allowed" => sink.event(Event::Notice(&Notice {
-                    kind: NoticeKind::Warning,
-                    text: Cow::Owned(format!("Rate limit: {status}")),
-                })),
-                _ => Ok(()),
-            },
+            NameId::RATE_LIMIT_EVENT => self.rate_limit(line, sink),
             _ => Ok(()),
         }
     }
@@ -257,6 +251,36 @@ impl Claude {
             }
             _ => Ok(()),
         }
+    }
+
+    /// A `rate_limit_event`: a notice when the state is not `allowed`, and the limit's
+    /// state (it has no time of its own: the run's is taken).
+    fn rate_limit<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> anyhow::Result<()> {
+        let Some(info) = wire::rate_limit(line.bytes) else {
+            return Ok(());
+        };
+        let status = info.status.0.as_deref();
+        if let Some(status) = status.filter(|s| *s != "allowed")
+            && sink.wants().has(Wants::NOTICES)
+        {
+            sink.event(Event::Notice(&Notice {
+                kind: NoticeKind::Warning,
+                text: Cow::Owned(format!("Rate limit: {status}")),
+            }))?;
+        }
+        if let Some(window) = info.window()
+            && sink.wants().has(Wants::LIMITS)
+        {
+            sink.event(Event::Limit(&Limit {
+                window,
+                used_percent: None,
+                resets_ms: info.resets_at.as_i64().map(|s| s.saturating_mul(1000)),
+                status,
+                at_ms: None,
+                source: "rate_limit_event",
+            }))?;
+        }
+        Ok(())
     }
 
     fn stream_event<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> anyhow::Result<()> {

@@ -79,23 +79,44 @@ pub(super) fn read_system(line: &[u8]) -> System<'_> {
     crate::input::json::from_line(line).unwrap_or_default()
 }
 
-/// `rate_limit_info.status` of a `rate_limit_event`.
-pub(super) fn rate_limit(line: &[u8]) -> Option<Cow<'_, str>> {
+/// A `rate_limit_event`'s `rate_limit_info`: `{"status":"allowed","resetsAt":1785704400,
+/// "rateLimitType":"five_hour",…}` (2.1.x; epoch seconds).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(super) struct RateLimit<'a> {
+    #[serde(borrow)]
+    pub status: MaybeStr<'a>,
+    #[serde(rename = "resetsAt")]
+    pub resets_at: crate::input::lenient::Num,
+    #[serde(rename = "rateLimitType", borrow)]
+    pub kind: MaybeStr<'a>,
+}
+
+impl RateLimit<'_> {
+    /// The window it is about: `five_hour` or `seven_day` (a per-model weekly window,
+    /// `seven_day_opus`, is none of them).
+    pub(super) fn window(&self) -> Option<crate::agent::event::LimitWindow> {
+        use crate::agent::event::LimitWindow;
+        match self.kind.0.as_deref()? {
+            "five_hour" => Some(LimitWindow::FiveHour),
+            "seven_day" => Some(LimitWindow::SevenDay),
+            _ => None,
+        }
+    }
+}
+
+/// The `rate_limit_info` of a `rate_limit_event`.
+pub(super) fn rate_limit(line: &[u8]) -> Option<RateLimit<'_>> {
     #[derive(Deserialize)]
     struct Event<'a> {
         #[serde(borrow)]
-        rate_limit_info: Info<'a>,
+        rate_limit_info: RateLimit<'a>,
     }
-    #[derive(Deserialize)]
-    struct Info<'a> {
-        #[serde(borrow, default)]
-        status: MaybeStr<'a>,
-    }
-    crate::input::json::from_line::<Event>(line)
-        .ok()?
-        .rate_limit_info
-        .status
-        .0
+    Some(
+        crate::input::json::from_line::<Event>(line)
+            .ok()?
+            .rate_limit_info,
+    )
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -30,11 +30,13 @@
 //! | notices | `event_msg` `error`, `stream_error` |
 //! | run end | `task_complete` (failed when it carries an `error`, or follows one with no answer); before `task_started` was written (0.6x), a run whose model's last item is its answer succeeded (the next prompt, or the end of the file, after it); `turn_aborted` (the run's items written after it stay its), an `error`, or a log that stops mid-turn are no success |
 //! | usage | each response's `token_usage_record` (0.16x on); before those, what the cumulative `token_count`s add ([`counts`]) |
+//! | rate limits | `token_count`'s `rate_limits`, each window by its length ([`limits`]) |
 //! | a fork | its parent's `session_meta` and history come after its own `session_meta`, written when it was made: neither runs nor tokens of the fork's ([`replay`]) |
 //! | final answer | `task_complete`'s `last_agent_message`; before it, the answer that ended the run |
 
 mod calls;
 mod counts;
+mod limits;
 mod replay;
 
 use std::borrow::Cow;
@@ -169,6 +171,8 @@ struct Payload<'a> {
     #[serde(borrow)]
     thread_id: MaybeStr<'a>,
     info: Object<Info>,
+    #[serde(borrow)]
+    rate_limits: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -475,7 +479,16 @@ impl Rollout {
                 Ok(())
             }
             "error" | "stream_error" => self.notice(p, sink),
-            "token_count" => self.token_count(p, at_ms, sink),
+            "token_count" => {
+                if let Some(rate_limits) = p.rate_limits
+                    && sink.wants().has(Wants::LIMITS)
+                {
+                    for limit in limits::limits(rate_limits, at_ms) {
+                        sink.event(Event::Limit(&limit))?;
+                    }
+                }
+                self.token_count(p, at_ms, sink)
+            }
             _ => Ok(()),
         }
     }

@@ -605,7 +605,7 @@ impl TranscriptView {
                 let notice = Item::Notice(notice.kind, escape::one_line(&notice.text));
                 self.push_item(run, notice);
             }
-            Event::Billed(_) => {}
+            Event::Billed(_) | Event::Limit(_) => {}
         }
     }
 

@@ -54,6 +54,7 @@ pub(crate) fn page(opts: &UsageOptions, rows: &Rows) -> String {
         Report::Session => "per session",
         Report::Model => "per model",
         Report::Run => "per run",
+        Report::Blocks => "per five-hour block",
     };
     let _ = write!(
         out,
@@ -224,6 +225,7 @@ fn table(out: &mut String, opts: &UsageOptions, rows: &Rows) {
         Report::Session => "Session",
         Report::Run => "Run",
         Report::Model => "",
+        Report::Blocks => "Block",
     };
     out.push_str("<table><thead><tr>");
     for (h, number) in [

@@ -11,6 +11,7 @@
 //! `--json` writes the rows, one object a line (schema in the README); on a terminal the
 //! table fits its width and a bar per period follows; `--html` writes one offline page.
 
+pub(crate) mod blocks;
 pub(crate) mod html;
 pub(crate) mod prices;
 
@@ -40,6 +41,8 @@ pub enum Report {
     Session,
     Model,
     Run,
+    /// The five-hour billing windows (`blocks.rs`).
+    Blocks,
 }
 
 /// Where a cost comes from.
@@ -103,7 +106,11 @@ impl UsageView {
 
 impl View for UsageView {
     fn wants(&self) -> Wants {
-        Wants::BILLED
+        if self.opts.report == Report::Blocks {
+            Wants::BILLED | Wants::LIMITS
+        } else {
+            Wants::BILLED
+        }
     }
 
     fn reports_runs(&self) -> bool {
@@ -120,6 +127,7 @@ impl View for UsageView {
 
     fn merge(&mut self, later: Self) {
         self.calls.records.extend(later.calls.records);
+        self.calls.limits.extend(later.calls.limits);
         self.skipped += later.skipped;
     }
 
@@ -141,8 +149,10 @@ impl View for UsageView {
     }
 
     fn event(&mut self, ev: &Event<'_>, ctx: &mut Ctx) -> anyhow::Result<()> {
-        if let Event::Billed(billed) = ev {
-            self.calls.billed(billed, &ctx.run);
+        match ev {
+            Event::Billed(billed) => self.calls.billed(billed, &ctx.run),
+            Event::Limit(limit) => self.calls.limit(limit, &ctx.run),
+            _ => {}
         }
         Ok(())
     }
@@ -162,6 +172,28 @@ impl View for UsageView {
                     .write_err(format!("cursor-stream: warning: {why}\n").as_bytes());
             }
         }
+        if self.opts.report == Report::Blocks {
+            self.write_blocks(ctx)?;
+        } else {
+            self.write_rows(ctx)?;
+        }
+        if self.skipped > 0 {
+            ctx.out.begin_err_block();
+            ctx.out.write_err(
+                format!(
+                    "cursor-stream: note: {} records with a token count that is no count were left out (skipped)\n",
+                    self.skipped
+                )
+                .as_bytes(),
+            );
+        }
+        Ok(())
+    }
+}
+
+impl UsageView {
+    /// The report's rows: as JSON lines, one HTML page, or a table.
+    fn write_rows(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
         let rows = self.rows(ctx);
         if self.opts.json {
             for row in &rows.rows {
@@ -179,17 +211,26 @@ impl View for UsageView {
         } else {
             table::write(&self.opts, &rows, ctx)?;
         }
-        if self.skipped > 0 {
-            ctx.out.begin_err_block();
-            ctx.out.write_err(
-                format!(
-                    "cursor-stream: note: {} records with a token count that is no count were left out (skipped)\n",
-                    self.skipped
-                )
-                .as_bytes(),
-            );
-        }
         Ok(())
+    }
+
+    /// `usage blocks`: as JSON lines, or a table.
+    fn write_blocks(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        let now_ms = jiff::Timestamp::now().as_millisecond();
+        let records = std::mem::take(&mut self.calls.records);
+        let kept = self.kept(&records, ctx);
+        let blocks = blocks::blocks(&kept, &self.calls.limits);
+        drop(kept);
+        self.calls.records = records;
+        if self.opts.json {
+            for b in &blocks {
+                let mut line = blocks::json_row(b, now_ms);
+                line.push('\n');
+                ctx.out.write_out(line.as_bytes())?;
+            }
+            return Ok(());
+        }
+        blocks::write(&self.opts, &blocks, now_ms, ctx)
     }
 }
 
@@ -331,25 +372,22 @@ impl Sums {
 }
 
 impl UsageView {
-    /// The records, counted once, chosen by time and agent, priced and summed.
-    fn rows(&mut self, ctx: &mut Ctx) -> Rows {
+    /// The records counted once, chosen by project, agent and time, each with its cost by
+    /// `--cost` (`None`: its model has no price); a note for each model with no price.
+    fn kept<'r>(&self, records: &'r [Rec], ctx: &mut Ctx) -> Vec<(&'r Rec, Option<f64>)> {
         let mut seen = HashSet::new();
-        let mut rows: BTreeMap<(Key, &'static str, Option<Arc<str>>), Row> = BTreeMap::new();
         let mut unpriced: BTreeMap<(String, &'static str), ()> = BTreeMap::new();
         // Each model looked up once: a name found by no exact match is compared with
         // every name in the table.
         let mut prices: HashMap<Option<Arc<str>>, Option<Price>> = HashMap::new();
-        let mut total = Sums::default();
-        let mut priced = false;
-        let records = std::mem::take(&mut self.calls.records);
-        let host: Arc<str> = Arc::from(crate::ledger::host_name());
         let project = self
             .opts
             .ledger
             .as_ref()
             .and(self.opts.project.as_ref())
             .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()));
-        for r in &records {
+        let mut kept = Vec::new();
+        for r in records {
             if !seen.insert(&*r.key) {
                 continue;
             }
@@ -377,7 +415,32 @@ impl UsageView {
                     .and_then(|m| self.opts.prices.find(m))
                     .cloned()
             });
-            let cost = Self::cost(self.opts.cost, price.as_ref(), r, &mut unpriced);
+            kept.push((
+                r,
+                Self::cost(self.opts.cost, price.as_ref(), r, &mut unpriced),
+            ));
+        }
+        for (model, agent) in unpriced.keys() {
+            ctx.out.begin_err_block();
+            ctx.out.write_err(
+                format!(
+                    "cursor-stream: note: no price for {agent}'s model `{model}`: its cost is left \
+                     blank (add it with --prices FILE, a price list in LiteLLM's format)\n"
+                )
+                .as_bytes(),
+            );
+        }
+        kept
+    }
+
+    /// The records, counted once, chosen, priced and summed into rows.
+    fn rows(&mut self, ctx: &mut Ctx) -> Rows {
+        let mut rows: BTreeMap<(Key, &'static str, Option<Arc<str>>), Row> = BTreeMap::new();
+        let mut total = Sums::default();
+        let mut priced = false;
+        let records = std::mem::take(&mut self.calls.records);
+        let host: Arc<str> = Arc::from(crate::ledger::host_name());
+        for (r, cost) in self.kept(&records, ctx) {
             priced |= cost.is_some();
             let key = self.key(r, &host);
             let row = rows
@@ -391,18 +454,7 @@ impl UsageView {
             row.sums.add(r, cost);
             total.add(r, cost);
         }
-        drop(seen);
         self.calls.records = records;
-        for (model, agent) in unpriced.keys() {
-            ctx.out.begin_err_block();
-            ctx.out.write_err(
-                format!(
-                    "cursor-stream: note: no price for {agent}'s model `{model}`: its cost is left \
-                     blank (add it with --prices FILE, a price list in LiteLLM's format)\n"
-                )
-                .as_bytes(),
-            );
-        }
         Rows {
             rows: rows.into_values().collect(),
             total,
@@ -460,7 +512,8 @@ impl UsageView {
                 index: r.run.index,
                 session: r.run.session.clone(),
             },
-            Report::Model => Key::None,
+            // (Blocks are cut by `blocks.rs`, not keyed.)
+            Report::Model | Report::Blocks => Key::None,
         }
     }
 }

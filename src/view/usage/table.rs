@@ -82,6 +82,7 @@ fn first_header(report: Report) -> &'static str {
         Report::Session => "SESSION",
         Report::Run => "RUN",
         Report::Model => "",
+        Report::Blocks => "BLOCK",
     }
 }
 
