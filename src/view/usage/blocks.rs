@@ -95,8 +95,8 @@ impl Block {
     }
 }
 
-/// The blocks of the calls kept, per agent, oldest first; each with the last state of each
-/// window of `limits` recorded within it.
+/// The blocks of the calls kept, each agent's apart, oldest first; each with the last state
+/// of each window of `limits` recorded within it.
 pub(crate) fn blocks(kept: &[(&Rec, Option<f64>)], limits: &[LimitRec]) -> Vec<Block> {
     let mut timed: Vec<(&Rec, Option<f64>, i64)> = kept
         .iter()
@@ -132,6 +132,8 @@ pub(crate) fn blocks(kept: &[(&Rec, Option<f64>)], limits: &[LimitRec]) -> Vec<B
     for block in &mut out {
         block.limits = last_limits(block, limits);
     }
+    // Oldest first, whatever the agent.
+    out.sort_by_key(|b| (b.start_ms, b.agent.name()));
     out
 }
 
@@ -415,8 +417,8 @@ mod tests {
             got,
             vec![
                 ("claude", 0, 5 * HOUR_MS, 2, 30),
-                ("claude", 5 * HOUR_MS, 10 * HOUR_MS, 1, 40),
                 ("codex", 0, 5 * HOUR_MS, 1, 80),
+                ("claude", 5 * HOUR_MS, 10 * HOUR_MS, 1, 40),
             ]
         );
         // The first block, an hour after its start: active; five hours after, ended.
@@ -425,11 +427,11 @@ mod tests {
         let (rate, cost_rate) = b[0].rates(T0 + 6 * HOUR_MS);
         assert_eq!(rate.map(|r| r.round()), Some(6.0)); // 30 tokens in 4 h 39 min
         assert!(cost_rate.is_some());
-        let (projected, _) = b[2].projected(T0 + 2 * HOUR_MS + 21 * min);
+        let (projected, _) = b[1].projected(T0 + 2 * HOUR_MS + 21 * min);
         // Codex: 80 tokens in the 2 hours since its first call, 2 h 39 min left: 186.
         assert_eq!(projected.map(f64::round), Some(186.0));
         // An ended block's total is what it came to.
-        assert_eq!(b[1].projected(T0 + 11 * HOUR_MS).0, Some(40.0));
+        assert_eq!(b[2].projected(T0 + 11 * HOUR_MS).0, Some(40.0));
     }
 
     #[test]
