@@ -155,6 +155,9 @@ fn read_inputs(config: &Config) -> anyhow::Result<ExitStatus> {
              a file; Ctrl-D ends)"
         );
     }
+    if let Some(plan) = &config.follow {
+        return read_followed(config, plan);
+    }
     let inputs = config.inputs.iter().map(|i| {
         let opened = crate::stores::open::open(i).map(Opened::into_read);
         (i.name(), i.first_line(), opened)
@@ -167,6 +170,39 @@ fn read_inputs(config: &Config) -> anyhow::Result<ExitStatus> {
             terminal_seen: None,
         },
     )
+}
+
+/// `--follow`: the file named, read on as it grows (stdin as it is), or the newest
+/// sessions of the agents, each as it starts.
+fn read_followed(config: &Config, plan: &crate::config::FollowPlan) -> anyhow::Result<ExitStatus> {
+    let drive = |inputs: Box<dyn Iterator<Item = Inputs> + '_>| {
+        with_view(
+            &config.view,
+            Drive {
+                config,
+                inputs,
+                terminal_seen: None,
+            },
+        )
+    };
+    if !plan.sessions_of.is_empty() {
+        let sessions =
+            crate::stores::follow::sessions(plan.sessions_of.clone(), plan.follow.clone());
+        return drive(Box::new(
+            sessions.map(|(name, first, read)| (name, first, read.map(|r| (r, None)))),
+        ));
+    }
+    let inputs = config.inputs.iter().map(|i| {
+        let opened = match i {
+            input::Input::Path(path) => {
+                crate::input::follow::Followed::open(path, plan.follow.clone())
+                    .map(|f| (Box::new(f) as Box<dyn io::Read + Send>, None))
+            }
+            other => crate::stores::open::open(other).map(Opened::into_read),
+        };
+        (i.name(), i.first_line(), opened)
+    });
+    drive(Box::new(inputs))
 }
 
 /// The exit status for an error that ended the run: 4 for bad input (`--strict`,

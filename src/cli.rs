@@ -462,9 +462,14 @@ pub(crate) struct EventsArgs {
     /// and --count, not with the criteria on the agent's own types.
     #[arg(long, conflicts_with_all = ["types", "subtype", "tool", "invert"])]
     pub normalized: bool,
+
+    #[command(flatten)]
+    pub follow: FollowArgs,
 }
 
+// jq's `-f` is `--from-file`: `get` follows with `--follow` only.
 #[derive(Debug, Args)]
+#[command(mut_arg("follow", |a| a.short(None)))]
 pub(crate) struct GetArgs {
     /// The jq program, e.g. 'select(.type=="tool_call") | .call_id' (with -f, the first
     /// file).
@@ -582,6 +587,9 @@ pub(crate) struct GetArgs {
     /// The arguments after the program are JSON values in `$ARGS.positional`, not files.
     #[arg(long)]
     pub jsonargs: bool,
+
+    #[command(flatten)]
+    pub follow: FollowArgs,
 }
 
 #[derive(Debug, Args)]
@@ -738,6 +746,22 @@ pub(crate) struct InputArgs {
     pub stores: StoreArgs,
 }
 
+/// `--follow`, for the views that stream.
+#[derive(Debug, Args, Default, Clone)]
+#[command(next_help_heading = "Following a log")]
+pub(crate) struct FollowArgs {
+    /// Keep reading FILE as it grows, as `tail -F` (from its start again when it is
+    /// truncated or replaced); with --from AGENT, the agent's newest session, then the next
+    /// one when it starts. Ends on Ctrl-C, or with --idle.
+    #[arg(short = 'f', long)]
+    pub follow: bool,
+
+    /// With --follow: end after DURATION with nothing new (30s, 10m, 1h), with the exit
+    /// status the view gives at the end of a file.
+    #[arg(long, value_name = "DURATION", requires = "follow")]
+    pub idle: Option<String>,
+}
+
 /// Reading the session logs the agents keep.
 #[derive(Debug, Args, Default)]
 #[command(next_help_heading = "Session logs")]
@@ -815,6 +839,9 @@ pub(crate) struct TextArgs {
     /// so the output equals the run's own result.
     #[arg(long, value_name = "SEP")]
     pub separator: Option<String>,
+
+    #[command(flatten)]
+    pub follow: FollowArgs,
 }
 
 #[derive(Debug, Args)]
@@ -846,6 +873,9 @@ pub(crate) struct ToolsArgs {
     /// Only calls of the run whose session id starts with ID.
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+
+    #[command(flatten)]
+    pub follow: FollowArgs,
 }
 
 #[derive(Debug, Args)]
@@ -861,6 +891,9 @@ pub(crate) struct ProgressArgs {
     /// Show the reasoning too, dimmed and marked `[thinking]`.
     #[arg(long)]
     pub thinking: bool,
+
+    #[command(flatten)]
+    pub follow: FollowArgs,
 }
 
 /// `1048576`, `512K`, `64M`, `1G` (binary units; `KiB`, `MB` and the like are accepted).

@@ -64,6 +64,18 @@ pub(crate) struct Config {
     pub err_is_terminal: bool,
     /// The terminal's width, read once, when stdout or stderr is one.
     pub columns: Option<usize>,
+    /// `--follow`: how, and for `--from`, whose sessions.
+    pub follow: Option<FollowPlan>,
+}
+
+/// What `--follow` reads: the input named (a file, read on as it grows), or the newest
+/// session of these agents, then the next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FollowPlan {
+    pub follow: crate::input::follow::Follow,
+    /// With `--from`: the agents whose newest session is followed (the inputs are then
+    /// found as they start).
+    pub sessions_of: Vec<Agent>,
 }
 
 /// What the command line asks for.
@@ -78,6 +90,7 @@ impl Config {
     /// terminals.
     pub(crate) fn from_cli(mut cli: Cli) -> Action {
         let mut run = None;
+        let mut follow = crate::cli::FollowArgs::default();
         let _ = COMMAND.set(cli.command.name());
         let (view, input) = match cli.command {
             Command::Completions { shell } => return Action::Completions(shell),
@@ -87,13 +100,26 @@ impl Config {
                 run = Some(agent);
                 (view, InputArgs::default())
             }
-            Command::Text(a) => text_view(a),
+            Command::Text(a) => {
+                follow = a.follow.clone();
+                text_view(a)
+            }
             Command::Result(a) => (ViewChoice::Result, a),
             Command::Json(a) => (ViewChoice::Json, a),
-            Command::Tools(a) => tools_view(a),
-            Command::Progress(a) => progress_view(a),
-            Command::Events(a) => events_view(a),
+            Command::Tools(a) => {
+                follow = a.follow.clone();
+                tools_view(a)
+            }
+            Command::Progress(a) => {
+                follow = a.follow.clone();
+                progress_view(a)
+            }
+            Command::Events(a) => {
+                follow = a.follow.clone();
+                events_view(a)
+            }
             Command::Get(a) => {
+                follow = a.follow.clone();
                 // jq's -C and -M: `--color always` and `--color never`.
                 if a.color_output {
                     cli.global.color = ColorChoice::Always;
@@ -138,15 +164,18 @@ impl Config {
                 )));
             }
         };
+        let plan = follow.follow.then(|| follow_plan(&follow, &input));
         // `get -n` reads no input at all, not even stdin.
         let inputs = match &view {
             ViewChoice::Get(opts) if opts.null_input && !opts.program.reads_inputs() => Vec::new(),
             ViewChoice::Sessions(_) => store_inputs(input, true),
+            // The sessions followed are found as they start.
+            _ if plan.as_ref().is_some_and(|p| !p.sessions_of.is_empty()) => Vec::new(),
             _ => store_inputs(input, false),
         };
-        Action::View(Box::new(Config::with_terminals(
-            view, run, inputs, cli.global,
-        )))
+        let mut config = Config::with_terminals(view, run, inputs, cli.global);
+        config.follow = plan;
+        Action::View(Box::new(config))
     }
 
     /// The config of `view` over `inputs`, with the global options, and the colours as
@@ -184,6 +213,7 @@ impl Config {
             out_is_terminal,
             err_is_terminal,
             columns: (out_is_terminal || err_is_terminal).then(crate::out::fit::terminal_columns),
+            follow: None,
         }
     }
 }
@@ -203,6 +233,37 @@ fn run_view(a: RunArgs) -> (ViewChoice, RunOptions) {
         idle_timeout: a.idle_timeout,
     };
     (view, run)
+}
+
+/// `--follow`: one file (or stdin), or with `--from` the agents' newest session.
+fn follow_plan(args: &crate::cli::FollowArgs, input: &InputArgs) -> FollowPlan {
+    let idle = args.idle.as_deref().map(|text| {
+        humantime::parse_duration(text)
+            .unwrap_or_else(|e| usage_error(format!("--idle {text}: {e} (30s, 10m, 1h)")))
+    });
+    let stores = &input.stores;
+    if stores.since.is_some() || stores.until.is_some() || stores.project.is_some() {
+        usage_error(
+            "--follow reads a file, or with --from the newest session: not --since, --until or --project",
+        );
+    }
+    let mut sessions_of: Vec<Agent> = Vec::new();
+    for agent in stores.from.iter().flat_map(|c| c.agents()) {
+        if !sessions_of.contains(&agent) {
+            sessions_of.push(agent);
+        }
+    }
+    match (sessions_of.is_empty(), input.files.len()) {
+        (true, 0 | 1) | (false, 0) => {}
+        (true, _) => usage_error("--follow follows one file (or stdin)"),
+        (false, _) => {
+            usage_error("--follow with --from follows the agent's newest session: name no file")
+        }
+    }
+    FollowPlan {
+        follow: crate::input::follow::Follow { idle },
+        sessions_of,
+    }
 }
 
 /// `text` with its options, and its inputs.

@@ -3,6 +3,7 @@
 
 pub(crate) mod fast_de;
 pub(crate) mod file;
+pub(crate) mod follow;
 pub(crate) mod json;
 pub(crate) mod lenient;
 pub(crate) mod line_buffer;

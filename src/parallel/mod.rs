@@ -114,6 +114,7 @@ pub(crate) fn drive<V: View>(
 ) -> Result<anyhow::Result<ExitStatus>, V> {
     let plain = config.tee.is_none()
         && config.run.is_none()
+        && config.follow.is_none()
         && !config.strict
         && !config.line_buffered
         && !config.out_is_terminal

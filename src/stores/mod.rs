@@ -16,6 +16,7 @@
 //! Nothing here writes: files are opened read-only, a database is read from a private
 //! copy, and no lock is taken.
 
+pub(crate) mod follow;
 pub(crate) mod open;
 pub(crate) mod when;
 

@@ -14,6 +14,7 @@ mod cli;
 mod conformance;
 mod duckdb;
 mod e2e_run;
+mod follow;
 mod history;
 mod homes;
 mod hostile;

@@ -1,0 +1,217 @@
+//! `--follow`: a log read as `tail -F` reads it — on as it grows, from its start again when
+//! it is truncated or replaced (a new file at the same path) — and, with `--from AGENT`,
+//! the agent's newest session, then the next one when it starts.
+//!
+//! At the end of the file the reader waits, looking again every [`POLL`]: a read that waits
+//! is what a slow pipe gives, so the views flush what they have and go on at the next line,
+//! as with a live stream. A stat every tenth of a second costs nothing, works on every file
+//! system (a network share included, where change notifications do not), and keeps each line
+//! at most that late. A line cut at the end waits for the rest of it, as the line splitter
+//! waits for any line's end. `--idle` ends the reading after so long with nothing new: the
+//! view then ends as it would at the end of the file.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How often the end of a followed file is looked at again.
+pub(crate) const POLL: Duration = Duration::from_millis(100);
+/// How often the agent's store is listed again for a newer session (with `--from`).
+pub(crate) const RESCAN: Duration = Duration::from_secs(1);
+
+/// What `--follow` asks for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Follow {
+    /// End after so long with nothing new.
+    pub idle: Option<Duration>,
+}
+
+/// A file's identity: a file replaced at its path (log rotation, an editor's save) has
+/// another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity {
+    #[cfg(unix)]
+    dev: u64,
+    #[cfg(unix)]
+    ino: u64,
+    #[cfg(not(unix))]
+    created: Option<std::time::SystemTime>,
+}
+
+fn identity(meta: &std::fs::Metadata) -> Identity {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Identity {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        Identity {
+            created: meta.created().ok(),
+        }
+    }
+}
+
+/// Says, given the file followed, whether a newer session has started.
+type MovedOn = Box<dyn FnMut(&Path) -> bool + Send>;
+
+/// A file followed as it grows. Ends (a read of 0) only when it has been idle for
+/// `follow.idle`, or when `moved_on` says a newer session has started.
+pub(crate) struct Followed {
+    path: PathBuf,
+    file: File,
+    /// Where the next read starts.
+    at: u64,
+    id: Identity,
+    follow: Follow,
+    last_news: Instant,
+    moved_on: Option<MovedOn>,
+    last_scan: Instant,
+}
+
+impl Followed {
+    /// Follows the file at `path`, from its start.
+    pub(crate) fn open(path: &Path, follow: Follow) -> io::Result<Followed> {
+        let file = crate::input::open_path(path)?;
+        let id = identity(&file.metadata()?);
+        Ok(Followed {
+            path: path.to_path_buf(),
+            file,
+            at: 0,
+            id,
+            follow,
+            last_news: Instant::now(),
+            moved_on: None,
+            last_scan: Instant::now(),
+        })
+    }
+
+    /// Ends this file once `moved_on(path)` says so (looked at every [`RESCAN`] while the
+    /// file is idle): a newer session has started.
+    pub(crate) fn until(mut self, moved_on: impl FnMut(&Path) -> bool + Send + 'static) -> Self {
+        self.moved_on = Some(Box::new(moved_on));
+        self
+    }
+
+    /// At the end of the file: from the start again if it was truncated or replaced.
+    /// Returns whether there may be something new to read.
+    fn reopened(&mut self) -> io::Result<bool> {
+        let Ok(meta) = std::fs::metadata(&self.path) else {
+            // Gone for now (moved away before its replacement is written): wait.
+            return Ok(false);
+        };
+        if identity(&meta) != self.id {
+            let file = crate::input::open_path(&self.path)?;
+            self.id = identity(&file.metadata()?);
+            self.file = file;
+            self.at = 0;
+            return Ok(true);
+        }
+        if meta.len() < self.at {
+            self.file.seek(SeekFrom::Start(0))?;
+            self.at = 0;
+            return Ok(true);
+        }
+        Ok(meta.len() > self.at)
+    }
+
+    /// Whether the reading ends here: idle too long, or a newer session started.
+    fn over(&mut self) -> bool {
+        if self
+            .follow
+            .idle
+            .is_some_and(|idle| self.last_news.elapsed() >= idle)
+        {
+            return true;
+        }
+        if self.last_scan.elapsed() >= RESCAN
+            && let Some(moved_on) = &mut self.moved_on
+        {
+            self.last_scan = Instant::now();
+            return moved_on(&self.path);
+        }
+        false
+    }
+}
+
+impl Read for Followed {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let n = self.file.read(buf)?;
+            if n > 0 {
+                self.at += n as u64;
+                self.last_news = Instant::now();
+                return Ok(n);
+            }
+            if self.reopened()? {
+                continue;
+            }
+            if self.over() {
+                return Ok(0);
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn follow(idle_ms: u64) -> Follow {
+        Follow {
+            idle: Some(Duration::from_millis(idle_ms)),
+        }
+    }
+
+    #[test]
+    fn a_growing_file_is_read_on_and_ends_when_idle() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(&path, "one\n").unwrap();
+        let mut f = Followed::open(&path, follow(600)).unwrap();
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(200));
+                let mut file = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .unwrap();
+                file.write_all(b"two\n").unwrap();
+            })
+        };
+        let mut got = String::new();
+        f.read_to_string(&mut got).unwrap();
+        writer.join().unwrap();
+        assert_eq!(got, "one\ntwo\n");
+    }
+
+    #[test]
+    fn a_truncated_or_replaced_file_is_read_from_its_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(&path, "first version, long\n").unwrap();
+        let mut f = Followed::open(&path, follow(800)).unwrap();
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(200));
+                std::fs::write(&path, "cut\n").unwrap(); // truncated, then written
+                std::thread::sleep(Duration::from_millis(300));
+                let new = path.with_extension("new");
+                std::fs::write(&new, "replaced\n").unwrap();
+                std::fs::rename(&new, &path).unwrap();
+            })
+        };
+        let mut got = String::new();
+        f.read_to_string(&mut got).unwrap();
+        writer.join().unwrap();
+        assert_eq!(got, "first version, long\ncut\nreplaced\n");
+    }
+}

@@ -1,0 +1,219 @@
+//! `--follow`: a log read on as another process writes it, each line's output within a
+//! second; an agent's newest session followed, then the next one when it starts; `--idle`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::home::in_home;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
+
+/// Starts `cursor-stream ARGS` and gives each line it writes with when it came.
+fn watch(cmd: &mut Command) -> (std::process::Child, mpsc::Receiver<(Instant, String)>) {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if tx.send((Instant::now(), line)).is_err() {
+                break;
+            }
+        }
+    });
+    (child, rx)
+}
+
+/// The next line that contains `needle`, within `limit`.
+fn next_with(
+    rx: &mpsc::Receiver<(Instant, String)>,
+    needle: &str,
+    limit: Duration,
+) -> Option<Instant> {
+    let until = Instant::now() + limit;
+    while let Ok((at, line)) = rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+        if line.contains(needle) {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// `progress --follow` on a log another process writes line by line: each tool call's line
+/// and the run's end come within a second of the line that completes them; then `--idle`
+/// ends it with the status of a successful run.
+#[test]
+fn progress_follows_a_log_as_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("live.ndjson");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/session.ndjson");
+    let lines: Vec<String> = std::fs::read_to_string(&example)
+        .unwrap()
+        .lines()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&log, &lines[0]).unwrap();
+    let (mut child, rx) = watch(
+        Command::new(BIN)
+            .args(["progress", "--follow", "--idle", "2s"])
+            .arg(&log),
+    );
+    // What each completing line (1-based) makes the view write.
+    let expected = [
+        (17, "Searched 'clap::Parser'"),
+        (30, "Edited src/main.rs"),
+        (32, "Ran `cargo test`"),
+        (lines.len(), "■ success"),
+    ];
+    let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let mut next = 0;
+    for (i, line) in lines.iter().enumerate().skip(1) {
+        std::thread::sleep(Duration::from_millis(40));
+        file.write_all(line.as_bytes()).unwrap();
+        file.flush().unwrap();
+        let written = Instant::now();
+        if let Some(&(n, what)) = expected.get(next)
+            && n == i + 1
+        {
+            let seen = next_with(&rx, what, Duration::from_secs(3))
+                .unwrap_or_else(|| panic!("`{what}` after line {n}"));
+            let late = seen.saturating_duration_since(written);
+            assert!(
+                late < Duration::from_secs(1),
+                "`{what}` {late:?} after its line"
+            );
+            next += 1;
+        }
+    }
+    assert_eq!(next, expected.len());
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "the run succeeded: as without --follow"
+    );
+}
+
+/// A Codex home: the rollout of tests/fixtures/history/codex/`version` copied into
+/// `sessions/2026/01/0d/`, written `age` ago.
+fn rollout(home: &Path, version: &str, day: u32, age: Duration) -> PathBuf {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/history/codex")
+        .join(version)
+        .join("home");
+    let file = crate::home::files_under(&from)
+        .into_iter()
+        .find(|f| f.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap();
+    let to = home
+        .join(format!(".codex/sessions/2026/01/{day:02}"))
+        .join(file.file_name().unwrap());
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::copy(&file, &to).unwrap();
+    let when = std::time::SystemTime::now() - age;
+    std::fs::File::options()
+        .append(true)
+        .open(&to)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+    to
+}
+
+/// `--follow --from codex`: the newest session (not the older one), then the session that
+/// starts while it is followed; `--idle` ends it.
+#[test]
+fn the_newest_session_is_followed_then_the_next() {
+    let home = tempfile::tempdir().unwrap();
+    let older = rollout(
+        home.path(),
+        "0.40-vscode-aborted",
+        1,
+        Duration::from_secs(7200),
+    );
+    let newest = rollout(
+        home.path(),
+        "0.58-token-info-null",
+        2,
+        Duration::from_secs(60),
+    );
+    let id = |p: &Path| {
+        p.file_stem().unwrap().to_string_lossy()[p.file_stem().unwrap().len() - 36..].to_string()
+    };
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "events",
+        "--follow",
+        "--from",
+        "codex",
+        "--idle",
+        "3s",
+        "--type",
+        "session_meta",
+    ]);
+    in_home(&mut cmd, home.path());
+    let (mut child, rx) = watch(&mut cmd);
+    assert!(
+        next_with(&rx, &id(&newest), Duration::from_secs(5)).is_some(),
+        "the newest session"
+    );
+    let started = Instant::now();
+    let next = rollout(home.path(), "0.117-archived-task-events", 3, Duration::ZERO);
+    let seen = next_with(&rx, &id(&next), Duration::from_secs(5)).expect("the next session");
+    // Looked for every second while the one followed is quiet.
+    assert!(
+        seen - started < Duration::from_secs(3),
+        "{:?}",
+        seen - started
+    );
+    let status = child.wait().unwrap();
+    assert!(status.code().is_some(), "ended by --idle");
+    let rest: Vec<String> = rx.try_iter().map(|(_, l)| l).collect();
+    assert!(
+        !rest.iter().any(|l| l.contains(&id(&older))),
+        "the older session is not read"
+    );
+}
+
+/// One file or, with --from, none; --idle takes a duration.
+#[test]
+fn follow_refuses_what_it_cannot_follow() {
+    for args in [
+        &["text", "--follow", "a.ndjson", "b.ndjson"][..],
+        &["text", "--follow", "--from", "codex", "a.ndjson"],
+        &["text", "--follow", "--since", "1d", "--from", "codex"],
+        &["text", "--follow", "--idle", "soon", "a.ndjson"],
+        &["text", "--idle", "1s", "a.ndjson"],
+    ] {
+        let out = Command::new(BIN).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
+
+/// A line written in two parts is read whole, when its end comes (not as a bad line).
+#[test]
+fn a_cut_last_line_waits_for_its_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("live.ndjson");
+    std::fs::write(&log, "").unwrap();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["events", "--follow", "--idle", "2s"]).arg(&log);
+    let (mut child, rx) = watch(&mut cmd);
+    let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    file.write_all(br#"{"type":"system","subtype":"init","#)
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(rx.try_recv().is_err(), "nothing before the line's end");
+    // (A line that tells its agent: Claude's carry a `uuid`.)
+    file.write_all(b"\"session_id\":\"s1\",\"uuid\":\"u1\"}\n").unwrap();
+    let seen = next_with(&rx, "\"session_id\":\"s1\"", Duration::from_secs(2));
+    assert!(seen.is_some());
+    child.wait().unwrap();
+}
