@@ -239,6 +239,7 @@ pub(crate) fn with_view<W: WithView>(choice: &ViewChoice, w: W) -> W::Out {
         ViewChoice::Sessions(opts) => w.call(sessions::SessionsView::new(opts.clone())),
         ViewChoice::Usage(opts) => w.call(usage::UsageView::new(opts.clone())),
         ViewChoice::Export(opts) => w.call(export::ExportView::new(opts.clone())),
+        ViewChoice::Statusline(opts) => w.call(statusline::StatuslineView::new(opts.clone())),
     }
 }
 

@@ -269,6 +269,22 @@ cut by each model call's own time. Costs come from a price table built in (LiteL
 --prices); a model with no price has no cost, and is named on stderr.")]
     Usage(UsageArgs),
 
+    /// One line for Claude Code's status line: the model, this session's cost and tokens,
+    /// today's cost, the five-hour block, the context used. Reads Claude Code's JSON on stdin.
+    #[command(after_help = "\
+Install it with one line of ~/.claude/settings.json:
+  \"statusLine\": {\"type\": \"command\", \"command\": \"cursor-stream statusline\"}
+
+Examples:
+  cursor-stream statusline < status.json
+  cursor-stream statusline --color always --format '{model} {session_cost} · {block}'
+
+Fields for --format: {model}, {session_cost}, {session_tokens} (this session, counted from
+the logs as `usage session` counts them), {today_cost} (every agent's calls since midnight),
+{block} (the five-hour block: the percent of its limit and its reset where recorded, else
+the time left), {context} (the context used). Reads the logs written in the last 24 hours.")]
+    Statusline(StatuslineArgs),
+
     /// Write every run, model call and tool call into a ledger: Parquet tables by day that
     /// DuckDB, Spark, Trino or ClickHouse read, and that many machines share.
     #[command(after_help = "\
@@ -358,6 +374,7 @@ impl Command {
             Command::Stats(_) => "stats",
             Command::Sessions(_) => "sessions",
             Command::Usage(_) => "usage",
+            Command::Statusline(_) => "statusline",
             Command::Export(_) => "export",
             Command::Transcript(_) => "transcript",
             Command::Check(_) => "check",
@@ -652,6 +669,39 @@ pub(crate) struct UsageArgs {
     /// working directory).
     #[arg(long, value_enum, value_name = "COLUMN", help_heading = "Report")]
     pub by: Option<ByChoice>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct StatuslineArgs {
+    /// The line, its fields in braces (see below).
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+
+    /// The time zone "today" is in (an IANA name); by default the local one.
+    #[arg(long, value_name = "TZ")]
+    pub timezone: Option<String>,
+
+    /// Prices from FILE, a price list in LiteLLM's format, instead of the table built in.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+}
+
+impl UsageArgs {
+    /// `usage`'s arguments as `statusline` reads the logs: every agent's, priced as `usage`
+    /// prices them.
+    pub(crate) fn for_statusline(timezone: Option<String>, prices: Option<PathBuf>) -> UsageArgs {
+        UsageArgs {
+            input: InputArgs::default(),
+            json: false,
+            html: false,
+            breakdown: false,
+            timezone,
+            cost: CostChoice::Auto,
+            prices,
+            ledger: None,
+            by: None,
+        }
+    }
 }
 
 /// `usage --by`.

@@ -42,6 +42,7 @@ pub enum ViewChoice {
     Sessions(SessionsOptions),
     Usage(UsageOptions),
     Export(ExportOptions),
+    Statusline(crate::view::statusline::StatuslineOptions),
 }
 
 /// Everything a run needs, decided once.
@@ -135,6 +136,14 @@ impl Config {
                 a.input,
             ),
             Command::Transcript(a) => transcript_view(a),
+            Command::Statusline(a) => {
+                let (view, inputs) = statusline_view(a);
+                let mut config = Config::with_terminals(view, run, inputs, cli.global);
+                if let ViewChoice::Statusline(o) = &mut config.view {
+                    o.color = config.color_out;
+                }
+                return Action::View(Box::new(config));
+            }
             Command::Export(a) => {
                 let (view, inputs) = export_view(a);
                 return Action::View(Box::new(Config::with_terminals(
@@ -233,6 +242,46 @@ fn run_view(a: RunArgs) -> (ViewChoice, RunOptions) {
         idle_timeout: a.idle_timeout,
     };
     (view, run)
+}
+
+/// `statusline`: Claude Code's JSON read from stdin now (a malformed one is a usage error),
+/// and the logs written in the last 24 hours, the session's transcript among them.
+fn statusline_view(a: crate::cli::StatuslineArgs) -> (ViewChoice, Vec<Input>) {
+    use std::io::Read;
+    let mut text = String::new();
+    if let Err(e) = std::io::stdin().read_to_string(&mut text) {
+        usage_error(format!("statusline: reading stdin: {e}"));
+    }
+    // One line, as the status line shows it (no usage text under it).
+    let input = crate::view::statusline::StatusInput::parse(&text).unwrap_or_else(|e| {
+        eprintln!("cursor-stream: {e}");
+        std::process::exit(2)
+    });
+    let mut usage = crate::cli::UsageArgs::for_statusline(a.timezone.clone(), a.prices.clone());
+    usage.input.stores.since = Some("24h".into());
+    usage.input.stores.from = vec![crate::cli::FromChoice(None)];
+    let (view, args) = usage_view(usage, Report::Daily, None);
+    let ViewChoice::Usage(usage) = view else {
+        unreachable!("usage_view makes a usage view")
+    };
+    let mut inputs = store_inputs(args, true);
+    if let Some(path) = &input.transcript_path
+        && path.is_file()
+        && !inputs
+            .iter()
+            .any(|i| matches!(i, Input::Path(p) if p == path))
+    {
+        inputs.push(Input::Path(path.clone()));
+    }
+    let opts = crate::view::statusline::StatuslineOptions {
+        input,
+        format: a
+            .format
+            .unwrap_or_else(|| crate::view::statusline::DEFAULT_FORMAT.to_string()),
+        usage,
+        color: false,
+    };
+    (ViewChoice::Statusline(opts), inputs)
 }
 
 /// `--follow`: one file (or stdin), or with `--from` the agents' newest session.

@@ -34,6 +34,7 @@ pub(crate) mod progress;
 pub(crate) mod result;
 pub(crate) mod sessions;
 pub(crate) mod stats;
+pub(crate) mod statusline;
 pub(crate) mod text;
 pub(crate) mod thinking;
 pub(crate) mod tools;

@@ -212,7 +212,8 @@ fn a_cut_last_line_waits_for_its_end() {
     std::thread::sleep(Duration::from_millis(500));
     assert!(rx.try_recv().is_err(), "nothing before the line's end");
     // (A line that tells its agent: Claude's carry a `uuid`.)
-    file.write_all(b"\"session_id\":\"s1\",\"uuid\":\"u1\"}\n").unwrap();
+    file.write_all(b"\"session_id\":\"s1\",\"uuid\":\"u1\"}\n")
+        .unwrap();
     let seen = next_with(&rx, "\"session_id\":\"s1\"", Duration::from_secs(2));
     assert!(seen.is_some());
     child.wait().unwrap();

@@ -28,6 +28,7 @@ mod properties;
 mod reference;
 #[cfg(unix)]
 mod run;
+mod statusline;
 mod stores;
 mod tools;
 mod transcript;

@@ -375,6 +375,44 @@ impl UsageView {
     /// The records counted once, chosen by project, agent and time, each with its cost by
     /// `--cost` (`None`: its model has no price); a note for each model with no price.
     fn kept<'r>(&self, records: &'r [Rec], ctx: &mut Ctx) -> Vec<(&'r Rec, Option<f64>)> {
+        let (kept, unpriced) = self.kept_quietly_with(records);
+        for (model, agent) in unpriced.keys() {
+            ctx.out.begin_err_block();
+            ctx.out.write_err(
+                format!(
+                    "cursor-stream: note: no price for {agent}'s model `{model}`: its cost is left \
+                     blank (add it with --prices FILE, a price list in LiteLLM's format)\n"
+                )
+                .as_bytes(),
+            );
+        }
+        kept
+    }
+
+    /// [`Self::kept`], without a word about the models with no price.
+    pub(crate) fn kept_quietly<'r>(&self, records: &'r [Rec]) -> Vec<(&'r Rec, Option<f64>)> {
+        self.kept_quietly_with(records).0
+    }
+
+    /// The records read so far, taken.
+    pub(crate) fn take_records(&mut self) -> Vec<Rec> {
+        std::mem::take(&mut self.calls.records)
+    }
+
+    /// The rate limits' states read.
+    pub(crate) fn limits(&self) -> &[crate::ledger::LimitRec] {
+        &self.calls.limits
+    }
+
+    /// The records kept, each with its cost, and the models with no price.
+    #[allow(clippy::type_complexity)]
+    fn kept_quietly_with<'r>(
+        &self,
+        records: &'r [Rec],
+    ) -> (
+        Vec<(&'r Rec, Option<f64>)>,
+        BTreeMap<(String, &'static str), ()>,
+    ) {
         let mut seen = HashSet::new();
         let mut unpriced: BTreeMap<(String, &'static str), ()> = BTreeMap::new();
         // Each model looked up once: a name found by no exact match is compared with
@@ -420,17 +458,7 @@ impl UsageView {
                 Self::cost(self.opts.cost, price.as_ref(), r, &mut unpriced),
             ));
         }
-        for (model, agent) in unpriced.keys() {
-            ctx.out.begin_err_block();
-            ctx.out.write_err(
-                format!(
-                    "cursor-stream: note: no price for {agent}'s model `{model}`: its cost is left \
-                     blank (add it with --prices FILE, a price list in LiteLLM's format)\n"
-                )
-                .as_bytes(),
-            );
-        }
-        kept
+        (kept, unpriced)
     }
 
     /// The records, counted once, chosen, priced and summed into rows.
