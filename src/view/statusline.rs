@@ -108,6 +108,9 @@ impl StatuslineView {
 #[derive(Default)]
 struct Figures {
     session_cost: Option<f64>,
+    /// Some call of the session, or of today, has no price: the cost is at least the sum.
+    session_unpriced: bool,
+    today_unpriced: bool,
     session_tokens: u64,
     /// The session's last call: its prompt's tokens (the context it used).
     last_prompt: Option<(i64, u64)>,
@@ -177,9 +180,11 @@ impl StatuslineView {
         for (r, cost) in kept {
             if r.at_ms.is_some_and(|at| at >= midnight) {
                 add(&mut f.today_cost, *cost);
+                f.today_unpriced |= cost.is_none();
             }
             if session.is_some() && r.run.session.as_deref() == session {
                 add(&mut f.session_cost, *cost);
+                f.session_unpriced |= cost.is_none();
                 let total = [r.usage.output, r.usage.cache_read, r.usage.cache_write]
                     .into_iter()
                     .fold(r.usage.input, u64::saturating_add);
@@ -203,16 +208,21 @@ impl StatuslineView {
             .clone()
             .or_else(|| input.model.id.clone())
             .unwrap_or_else(|| "-".into());
-        let money = |c: Option<f64>| c.map_or("-".to_string(), |c| format!("${c:.2}"));
+        // As `usage` writes a sum some of whose calls have no price: `≥ $1.20`.
+        let money = |c: Option<f64>, unpriced: bool| match c {
+            Some(c) if unpriced => format!("≥ ${c:.2}"),
+            Some(c) => format!("${c:.2}"),
+            None => "-".to_string(),
+        };
         let fields: [(&str, String); 6] = [
             // Model text is untrusted: no control sequence of its own reaches the terminal.
             ("model", self.paint("1", &escape_line(&model))),
-            ("session_cost", money(f.session_cost)),
+            ("session_cost", money(f.session_cost, f.session_unpriced)),
             (
                 "session_tokens",
                 format!("{} tok", short_count(f.session_tokens)),
             ),
-            ("today_cost", money(f.today_cost)),
+            ("today_cost", money(f.today_cost, f.today_unpriced)),
             ("block", self.block_cell(block, now_ms)),
             ("context", self.context_cell(f)),
         ];
