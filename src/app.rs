@@ -147,6 +147,9 @@ fn on_large_stack<T: Send>(f: impl FnOnce() -> anyhow::Result<T> + Send) -> anyh
 
 /// Reads the configured inputs through the configured view.
 fn read_inputs(config: &Config) -> anyhow::Result<ExitStatus> {
+    if let (Some(spec), ViewChoice::Usage(opts)) = (&config.live, &config.view) {
+        return crate::live::run(config, opts, spec);
+    }
     // A terminal on stdin means nothing was piped in: without a word the view would seem
     // to hang.
     if !config.quiet && config.inputs.contains(&input::Input::Stdin) && io::stdin().is_terminal() {

@@ -664,6 +664,11 @@ pub(crate) struct UsageArgs {
     #[arg(long, value_name = "DIR", num_args = 0..=1, help_heading = "Report")]
     pub ledger: Option<Option<PathBuf>>,
 
+    /// Draw the report again as the logs change (q quits); not on a terminal, a line
+    /// `{"at": …, "rows": [the --json rows]}` at the start and at each change.
+    #[arg(long, conflicts_with_all = ["html", "ledger"], help_heading = "Report")]
+    pub live: bool,
+
     /// A column more in each row: the machine that exported the calls (with --ledger; a
     /// call several machines hold counts under the first), or the project (the session's
     /// working directory).
@@ -700,6 +705,7 @@ impl UsageArgs {
             prices,
             ledger: None,
             by: None,
+            live: false,
         }
     }
 }

@@ -67,6 +67,8 @@ pub(crate) struct Config {
     pub columns: Option<usize>,
     /// `--follow`: how, and for `--from`, whose sessions.
     pub follow: Option<FollowPlan>,
+    /// `usage --live`: what to watch.
+    pub live: Option<crate::live::LiveSpec>,
 }
 
 /// What `--follow` reads: the input named (a file, read on as it grows), or the newest
@@ -162,15 +164,17 @@ impl Config {
                 {
                     a.input.stores.from = vec![crate::cli::FromChoice(Some(agent))];
                 }
+                let live = a.live;
                 let (view, input) = usage_view(a, report, agent);
+                let spec = live.then(|| live_spec(&input));
                 let inputs = match &view {
                     // The ledger holds the calls: no log is read.
                     ViewChoice::Usage(o) if o.ledger.is_some() => Vec::new(),
                     _ => store_inputs(input, true),
                 };
-                return Action::View(Box::new(Config::with_terminals(
-                    view, run, inputs, cli.global,
-                )));
+                let mut config = Config::with_terminals(view, run, inputs, cli.global);
+                config.live = spec;
+                return Action::View(Box::new(config));
             }
         };
         let plan = follow.follow.then(|| follow_plan(&follow, &input));
@@ -223,6 +227,7 @@ impl Config {
             err_is_terminal,
             columns: (out_is_terminal || err_is_terminal).then(crate::out::fit::terminal_columns),
             follow: None,
+            live: None,
         }
     }
 }
@@ -636,6 +641,34 @@ fn store_inputs(args: InputArgs, from_all_by_default: bool) -> Vec<Input> {
             .map(|f| f.input),
     );
     found
+}
+
+/// What `usage --live` watches: the files named, and the agents' logs as `usage` chooses
+/// them (every agent's unless named).
+fn live_spec(args: &InputArgs) -> crate::live::LiveSpec {
+    let window = window(&args.stores).unwrap_or_else(|message| usage_error(message));
+    let mut agents: Vec<Agent> = Vec::new();
+    for agent in args.stores.from.iter().flat_map(|c| c.agents()) {
+        if !agents.contains(&agent) {
+            agents.push(agent);
+        }
+    }
+    if agents.is_empty() && args.files.is_empty() {
+        agents = Agent::ALL.to_vec();
+    }
+    // (No file named is no stdin here: `--live` watches logs.)
+    let files: Vec<Input> = match args.files.is_empty() {
+        true => Vec::new(),
+        false => inputs(args.files.clone()).into_iter().map(by_id).collect(),
+    };
+    if files.contains(&Input::Stdin) {
+        usage_error("--live watches logs: stdin is not one");
+    }
+    crate::live::LiveSpec {
+        files,
+        agents,
+        window,
+    }
 }
 
 /// `export`: the logs to read — those found (or named) but the ones this machine's last

@@ -99,6 +99,7 @@ mod handler;
 #[allow(missing_docs)]
 mod input;
 mod ledger;
+mod live;
 mod out;
 mod parallel;
 mod read;

@@ -72,6 +72,10 @@ pub(crate) trait Store: Sync {
     /// Every session log the agent keeps (where its own variables put them), unfiltered.
     fn logs(&self) -> Vec<Found>;
 
+    /// The folders its logs are under, for a watcher (`--live`): a change below one may be
+    /// a log's. Those that do not exist yet are left out.
+    fn roots(&self) -> Vec<PathBuf>;
+
     /// Whether `log` was written in `dir` or below it (`--project`): by the `cwd` its
     /// first records name.
     fn in_project(&self, log: &Found, dir: &Path) -> bool {

@@ -47,7 +47,7 @@ pub(crate) fn hash(bytes: &[u8]) -> u64 {
 }
 
 /// One model call (or one stream's run).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Rec {
     pub at_ms: Option<i64>,
     pub agent: Agent,

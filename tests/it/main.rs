@@ -21,6 +21,7 @@ mod hostile;
 mod jq;
 mod ledger;
 mod library;
+mod live;
 mod logs;
 mod normalized;
 mod prices;

@@ -21,6 +21,10 @@ use crate::input::parts::PartsTx;
 pub(crate) struct ClaudeStore;
 
 impl Store for ClaudeStore {
+    fn roots(&self) -> Vec<PathBuf> {
+        projects_dirs()
+    }
+
     fn logs(&self) -> Vec<Found> {
         let mut found = Vec::new();
         let mut projects = Vec::new();

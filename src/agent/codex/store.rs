@@ -11,6 +11,12 @@ pub(crate) struct CodexStore;
 const HOUR: i64 = 3_600_000;
 
 impl Store for CodexStore {
+    fn roots(&self) -> Vec<std::path::PathBuf> {
+        let root = env_dir("CODEX_HOME").or_else(|| home().map(|h| h.join(".codex")));
+        root.map(|r| vec![r.join("sessions"), r.join("archived_sessions")])
+            .unwrap_or_default()
+    }
+
     fn logs(&self) -> Vec<Found> {
         let Some(root) = env_dir("CODEX_HOME").or_else(|| home().map(|h| h.join(".codex"))) else {
             return Vec::new();

@@ -22,6 +22,13 @@ use crate::input::file::Opened;
 pub(crate) struct CursorStore;
 
 impl Store for CursorStore {
+    fn roots(&self) -> Vec<PathBuf> {
+        env_dir("CURSOR_CONFIG_DIR")
+            .or_else(|| home().map(|h| h.join(".cursor")))
+            .map(|r| vec![r.join("projects")])
+            .unwrap_or_default()
+    }
+
     fn logs(&self) -> Vec<Found> {
         let Some(root) = env_dir("CURSOR_CONFIG_DIR").or_else(|| home().map(|h| h.join(".cursor")))
         else {

@@ -25,6 +25,13 @@ use crate::input::json::rfc3339_ms;
 pub(crate) struct GeminiStore;
 
 impl Store for GeminiStore {
+    fn roots(&self) -> Vec<PathBuf> {
+        env_dir("GEMINI_CLI_HOME")
+            .or_else(home)
+            .map(|h| vec![h.join(".gemini").join("tmp")])
+            .unwrap_or_default()
+    }
+
     fn logs(&self) -> Vec<Found> {
         let Some(home) = env_dir("GEMINI_CLI_HOME").or_else(home) else {
             return Vec::new();

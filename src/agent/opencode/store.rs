@@ -18,6 +18,13 @@ use crate::input::file::{Opened, private_copy};
 pub(crate) struct OpenCodeStore;
 
 impl Store for OpenCodeStore {
+    fn roots(&self) -> Vec<PathBuf> {
+        env_dir("XDG_DATA_HOME")
+            .or_else(|| home().map(|h| h.join(".local/share")))
+            .map(|d| vec![d.join("opencode")])
+            .unwrap_or_default()
+    }
+
     fn logs(&self) -> Vec<Found> {
         let Some(data) =
             env_dir("XDG_DATA_HOME").or_else(|| home().map(|h| h.join(".local/share")))

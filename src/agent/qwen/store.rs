@@ -21,6 +21,12 @@ use crate::input::file::Opened;
 pub(crate) struct QwenStore;
 
 impl Store for QwenStore {
+    fn roots(&self) -> Vec<PathBuf> {
+        runtime_dir()
+            .map(|r| vec![r.join("projects"), r.join("tmp")])
+            .unwrap_or_default()
+    }
+
     fn logs(&self) -> Vec<Found> {
         let Some(root) = runtime_dir() else {
             return Vec::new();

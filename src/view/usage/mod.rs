@@ -399,6 +399,12 @@ impl UsageView {
         std::mem::take(&mut self.calls.records)
     }
 
+    /// Calls and limits read elsewhere (`--live` keeps each log's apart).
+    pub(crate) fn put(&mut self, records: Vec<Rec>, limits: Vec<crate::ledger::LimitRec>) {
+        self.calls.records = records;
+        self.calls.limits = limits;
+    }
+
     /// The rate limits' states read.
     pub(crate) fn limits(&self) -> &[crate::ledger::LimitRec] {
         &self.calls.limits

@@ -1,0 +1,168 @@
+//! `usage --live`: the report redrawn in place in a real terminal (tmux) as logs are
+//! written, `q` giving the terminal back; a snapshot a line when not on a terminal.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::home::in_home;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
+
+/// The rollout of tests/fixtures/history/codex/`version`, copied into `home`'s sessions.
+fn add_rollout(home: &Path, version: &str, day: u32) -> PathBuf {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/history/codex")
+        .join(version)
+        .join("home");
+    let file = crate::home::files_under(&from)
+        .into_iter()
+        .find(|f| f.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap();
+    let to = home
+        .join(format!(".codex/sessions/2026/01/{day:02}"))
+        .join(file.file_name().unwrap());
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    // Written beside, then moved in: the watcher sees a whole log.
+    let part = to.with_extension("part");
+    std::fs::copy(&file, &part).unwrap();
+    std::fs::rename(&part, &to).unwrap();
+    to
+}
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "live"])
+    }
+
+    /// Waits (up to `limit`) for the screen to hold `needle`; when it did.
+    fn wait_for(&self, needle: &str, limit: Duration) -> Option<Instant> {
+        let until = Instant::now() + limit;
+        while Instant::now() < until {
+            if self.screen().contains(needle) {
+                return Some(Instant::now());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}
+
+/// In tmux: the daily table drawn, a day added within a second of a new log being written,
+/// `q` quits with status 0 and the shell's screen is back, the table gone.
+#[test]
+fn the_report_is_redrawn_in_a_real_terminal_and_q_gives_it_back() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        crate::prerequisite::missing("tmux is not installed");
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    add_rollout(home.path(), "0.58-token-info-null", 1);
+    let tmux = Tmux {
+        socket: format!("cs-live-{}", std::process::id()),
+    };
+    let command = format!(
+        "printf 'before\\n'; env -u CODEX_HOME HOME={} TZ=UTC NO_COLOR=1 {BIN} usage daily --live --from codex; echo EXITED $?; sleep 60",
+        home.path().display()
+    );
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "live",
+        "-x",
+        "160",
+        "-y",
+        "40",
+        &command,
+    ]);
+    assert!(
+        tmux.wait_for("2025-11-17", Duration::from_secs(10))
+            .is_some(),
+        "{}",
+        tmux.screen()
+    );
+    assert!(tmux.screen().contains("q quits"));
+    assert!(
+        !tmux.screen().contains("before"),
+        "the report has a screen of its own"
+    );
+    let written = Instant::now();
+    add_rollout(home.path(), "0.117-archived-task-events", 2);
+    let seen = tmux
+        .wait_for("2026-03-31", Duration::from_secs(5))
+        .unwrap_or_else(|| panic!("the new day: {}", tmux.screen()));
+    assert!(
+        seen - written < Duration::from_secs(1),
+        "{:?} after the write",
+        seen - written
+    );
+    tmux.run(&["send-keys", "-t", "live", "q"]);
+    assert!(
+        tmux.wait_for("EXITED 0", Duration::from_secs(5)).is_some(),
+        "{}",
+        tmux.screen()
+    );
+    let screen = tmux.screen();
+    assert!(
+        screen.contains("before"),
+        "the shell's screen is back: {screen}"
+    );
+    assert!(
+        !screen.contains("2025-11-17"),
+        "the report is gone: {screen}"
+    );
+}
+
+/// Not on a terminal: `{"at", "rows"}` at the start, and again when a log is written.
+#[test]
+fn not_on_a_terminal_each_change_is_a_snapshot_line() {
+    let home = tempfile::tempdir().unwrap();
+    add_rollout(home.path(), "0.58-token-info-null", 1);
+    let mut cmd = Command::new(BIN);
+    cmd.args(["usage", "blocks", "--live", "--from", "codex"]);
+    in_home(&mut cmd, home.path());
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert!(first["at"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(first["rows"].as_array().unwrap().len(), 1, "{first}");
+    assert_eq!(first["rows"][0]["limits"][0]["window"], "five_hour");
+    let written = Instant::now();
+    add_rollout(home.path(), "0.117-archived-task-events", 2);
+    let next: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert!(
+        written.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        written.elapsed()
+    );
+    assert!(next["rows"].as_array().unwrap().len() > 1, "{next}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
