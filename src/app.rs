@@ -147,8 +147,8 @@ fn on_large_stack<T: Send>(f: impl FnOnce() -> anyhow::Result<T> + Send) -> anyh
 
 /// Reads the configured inputs through the configured view.
 fn read_inputs(config: &Config) -> anyhow::Result<ExitStatus> {
-    if let (Some(spec), ViewChoice::Usage(opts)) = (&config.live, &config.view) {
-        return crate::live::run(config, opts, spec);
+    if let Some(spec) = &config.live {
+        return read_live(config, spec);
     }
     // A terminal on stdin means nothing was piped in: without a word the view would seem
     // to hang.
@@ -173,6 +173,33 @@ fn read_inputs(config: &Config) -> anyhow::Result<ExitStatus> {
             terminal_seen: None,
         },
     )
+}
+
+/// `usage --live`, `sessions --live`: the view and its `--json` twin, redrawn as logs change.
+fn read_live(config: &Config, spec: &crate::live::LiveSpec) -> anyhow::Result<ExitStatus> {
+    use crate::live::Views;
+    use crate::view::{sessions::SessionsView, usage::UsageView};
+    match &config.view {
+        ViewChoice::Usage(opts) => {
+            let mut json = opts.clone();
+            json.json = true;
+            let views = Views {
+                shown: UsageView::new(opts.clone()),
+                json: UsageView::new(json),
+            };
+            crate::live::run(config, &views, spec)
+        }
+        ViewChoice::Sessions(opts) => {
+            let mut json = opts.clone();
+            json.json = true;
+            let views = Views {
+                shown: SessionsView::new(opts.clone()),
+                json: SessionsView::new(json),
+            };
+            crate::live::run(config, &views, spec)
+        }
+        _ => anyhow::bail!("--live is for usage and sessions"),
+    }
 }
 
 /// `--follow`: the file named, read on as it grows (stdin as it is), or the newest

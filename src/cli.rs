@@ -764,6 +764,11 @@ pub(crate) struct SessionsArgs {
     /// One JSON object per session instead of the table.
     #[arg(long)]
     pub json: bool,
+
+    /// Draw the list again as the logs change (q quits); not on a terminal, a line
+    /// `{"at": …, "rows": [the --json rows]}` at the start and at each change.
+    #[arg(long)]
+    pub live: bool,
 }
 
 #[derive(Debug, Args)]

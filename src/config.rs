@@ -94,6 +94,7 @@ impl Config {
     pub(crate) fn from_cli(mut cli: Cli) -> Action {
         let mut run = None;
         let mut follow = crate::cli::FollowArgs::default();
+        let mut live = None;
         let _ = COMMAND.set(cli.command.name());
         let (view, input) = match cli.command {
             Command::Completions { shell } => return Action::Completions(shell),
@@ -133,10 +134,13 @@ impl Config {
             }
             Command::Stats(a) => (ViewChoice::Stats(StatsOptions { json: a.json }), a.input),
             Command::Check(a) => (ViewChoice::Check(CheckOptions { json: a.json }), a.input),
-            Command::Sessions(a) => (
-                ViewChoice::Sessions(SessionsOptions { json: a.json }),
-                a.input,
-            ),
+            Command::Sessions(a) => {
+                live = a.live.then(|| live_spec(&a.input));
+                (
+                    ViewChoice::Sessions(SessionsOptions { json: a.json }),
+                    a.input,
+                )
+            }
             Command::Transcript(a) => transcript_view(a),
             Command::Statusline(a) => {
                 let (view, inputs) = statusline_view(a);
@@ -188,6 +192,7 @@ impl Config {
         };
         let mut config = Config::with_terminals(view, run, inputs, cli.global);
         config.follow = plan;
+        config.live = live;
         Action::View(Box::new(config))
     }
 

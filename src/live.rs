@@ -1,4 +1,4 @@
-//! `usage --live`: the report drawn again as the logs change.
+//! `usage --live`, `sessions --live`: the report drawn again as the logs change.
 //!
 //! Each log is read once at the start, its model calls kept apart; a watcher (`notify`:
 //! inotify, FSEvents, ReadDirectoryChangesW) on the agents' folders says when something
@@ -20,10 +20,8 @@ use crate::dispatch::Dispatcher;
 use crate::exit::ExitStatus;
 use crate::input::Input;
 use crate::input::file::Opened;
-use crate::ledger::{LimitRec, Rec};
 use crate::out::diag::Diag;
 use crate::out::{Output, OutputMode};
-use crate::view::usage::{UsageOptions, UsageView};
 use crate::view::{Ctx, View, ViewHandler};
 
 /// How long changes are gathered before the logs are looked at (a burst of writes is one
@@ -72,12 +70,17 @@ impl LiveSpec {
     }
 }
 
-/// A log's calls, and the size and time they were read at.
-struct Log {
+/// A log's view (what reading it alone gave), and the size and time it was read at.
+struct Log<V> {
     input: Input,
     stamp: Option<(u64, std::time::SystemTime)>,
-    records: Vec<Rec>,
-    limits: Vec<LimitRec>,
+    view: V,
+}
+
+/// The view twice: as the terminal shows it, and as the snapshots write it (`--json`).
+pub(crate) struct Views<V> {
+    pub shown: V,
+    pub json: V,
 }
 
 fn stamp(input: &Input) -> Option<(u64, std::time::SystemTime)> {
@@ -89,10 +92,10 @@ fn stamp(input: &Input) -> Option<(u64, std::time::SystemTime)> {
     Some((meta.len(), meta.modified().ok()?))
 }
 
-/// Runs `usage --live`.
-pub(crate) fn run(
+/// Runs the view `--live`.
+pub(crate) fn run<V: View + Clone>(
     config: &Config,
-    opts: &UsageOptions,
+    views: &Views<V>,
     spec: &LiveSpec,
 ) -> anyhow::Result<ExitStatus> {
     let (tx, rx) = mpsc::channel();
@@ -103,18 +106,17 @@ pub(crate) fn run(
         use notify::Watcher;
         watcher.watch(&root, notify::RecursiveMode::Recursive)?;
     }
-    let mut logs: Vec<Log> = Vec::new();
-    refresh(config, opts, spec, &mut logs);
+    let mut logs: Vec<Log<V>> = Vec::new();
+    refresh(config, &views.shown, spec, &mut logs);
     if config.out_is_terminal {
-        on_terminal(config, opts, spec, &mut logs, &rx)
+        on_terminal(config, views, spec, &mut logs, &rx)
     } else {
-        snapshots(config, opts, spec, &mut logs, &rx)
+        snapshots(config, views, spec, &mut logs, &rx)
     }
 }
 
 /// Lists the logs again; reads those new or changed since they were read.
-fn refresh(config: &Config, opts: &UsageOptions, spec: &LiveSpec, logs: &mut Vec<Log>) -> bool {
-    let mut changed = false;
+fn refresh<V: View>(config: &Config, template: &V, spec: &LiveSpec, logs: &mut Vec<Log<V>>) {
     let mut next = Vec::new();
     for input in spec.list() {
         let now = stamp(&input);
@@ -123,45 +125,35 @@ fn refresh(config: &Config, opts: &UsageOptions, spec: &LiveSpec, logs: &mut Vec
                 next.push(logs.swap_remove(i));
             }
             _ => {
-                let (records, limits) = read_one(config, opts, &input);
+                let view = read_one(config, template, &input);
                 next.push(Log {
                     input,
                     stamp: now,
-                    records,
-                    limits,
+                    view,
                 });
-                changed = true;
             }
         }
     }
-    changed |= !logs.is_empty();
     *logs = next;
-    changed
 }
 
-/// One log's calls and limits, read as `usage` reads it (warnings left out: the screen is
-/// the report's).
-fn read_one(config: &Config, opts: &UsageOptions, input: &Input) -> (Vec<Rec>, Vec<LimitRec>) {
+/// One log, read by a view of its own (warnings left out: the screen is the report's).
+fn read_one<V: View>(config: &Config, template: &V, input: &Input) -> V {
+    let fresh = || template.fork().expect("the views --live reads fork");
     let Ok((rdr, parts)) = crate::stores::open::open(input).map(Opened::into_read) else {
-        return (Vec::new(), Vec::new());
+        return fresh();
     };
     let ctx = Ctx::new(
         Output::new(Box::new(io::sink()), Box::new(io::sink()), quiet_mode()),
         Diag::new(false, true),
     );
     let name = input.name();
-    let mut dispatcher = Dispatcher::new(
-        ViewHandler::new(UsageView::new(opts.clone()), ctx),
-        config.max_line,
-    )
-    .agent(config.agent);
+    let mut dispatcher =
+        Dispatcher::new(ViewHandler::new(fresh(), ctx), config.max_line).agent(config.agent);
     dispatcher.begin(&name);
     dispatcher.spliced(parts);
     let _ = dispatcher.resume(&name, rdr, input.first_line());
-    let (handler, _) = dispatcher.into_parts();
-    let mut view = handler.view;
-    let records = view.take_records();
-    (records, view.limits().to_vec())
+    dispatcher.into_parts().0.view
 }
 
 fn quiet_mode() -> OutputMode {
@@ -193,15 +185,13 @@ impl Write for Buffer {
     }
 }
 
-/// The report over every log's calls, as `usage` writes it with `opts` and `mode`.
-fn report(opts: &UsageOptions, logs: &[Log], mode: OutputMode) -> String {
-    let mut view = UsageView::new(opts.clone());
-    let records: Vec<Rec> = logs
-        .iter()
-        .flat_map(|l| l.records.iter().cloned())
-        .collect();
-    let limits: Vec<LimitRec> = logs.iter().flat_map(|l| l.limits.iter().cloned()).collect();
-    view.put(records, limits);
+/// The report over every log: `template`'s fork with every log's view merged into it, in
+/// the logs' order, finished into text.
+fn report<V: View + Clone>(template: &V, logs: &[Log<V>], mode: OutputMode) -> String {
+    let mut view = template.fork().expect("the views --live reads fork");
+    for log in logs {
+        view.merge(log.view.clone());
+    }
     let buffer = Buffer::default();
     let mut ctx = Ctx::new(
         Output::new(Box::new(buffer.clone()), Box::new(io::sink()), mode),
@@ -229,19 +219,17 @@ fn wait(rx: &mpsc::Receiver<notify::Result<notify::Event>>, until: Instant) -> O
 }
 
 /// Not on a terminal: a snapshot a line, at the start and at each change.
-fn snapshots(
+fn snapshots<V: View + Clone>(
     config: &Config,
-    opts: &UsageOptions,
+    views: &Views<V>,
     spec: &LiveSpec,
-    logs: &mut Vec<Log>,
+    logs: &mut Vec<Log<V>>,
     rx: &mpsc::Receiver<notify::Result<notify::Event>>,
 ) -> anyhow::Result<ExitStatus> {
-    let mut json = opts.clone();
-    json.json = true;
     let mut out = io::stdout().lock();
     let mut last = String::new();
     loop {
-        let rows = report(&json, logs, quiet_mode());
+        let rows = report(&views.json, logs, quiet_mode());
         if rows != last {
             let at = jiff::Timestamp::now()
                 .strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -262,7 +250,7 @@ fn snapshots(
         }
         match wait(rx, Instant::now() + TICK) {
             Some(true) => {
-                refresh(config, opts, spec, logs);
+                refresh(config, &views.shown, spec, logs);
             }
             Some(false) => {}
             None => return Ok(ExitStatus::SUCCESS),
@@ -309,7 +297,7 @@ fn quits(event: &crossterm::event::Event) -> bool {
 }
 
 /// The report's text on the alternate screen, from its top.
-fn draw(opts: &UsageOptions, logs: &[Log], config: &Config) -> io::Result<()> {
+fn draw<V: View + Clone>(template: &V, logs: &[Log<V>], config: &Config) -> io::Result<()> {
     // (A terminal that says no size, 0: as wide as most.)
     let width = match crossterm::terminal::size() {
         Ok((w, _)) if w > 0 => usize::from(w),
@@ -324,7 +312,7 @@ fn draw(opts: &UsageOptions, logs: &[Log], config: &Config) -> io::Result<()> {
         out_width: Some(width),
         err_width: None,
     };
-    let text = report(opts, logs, mode);
+    let text = report(template, logs, mode);
     let at = jiff::Zoned::now().strftime("%H:%M:%S").to_string();
     let mut out = io::stdout().lock();
     crossterm::queue!(
@@ -341,15 +329,16 @@ fn draw(opts: &UsageOptions, logs: &[Log], config: &Config) -> io::Result<()> {
 }
 
 /// On a terminal: the report redrawn in place until `q`.
-fn on_terminal(
+fn on_terminal<V: View + Clone>(
     config: &Config,
-    opts: &UsageOptions,
+    views: &Views<V>,
     spec: &LiveSpec,
-    logs: &mut Vec<Log>,
+    logs: &mut Vec<Log<V>>,
     rx: &mpsc::Receiver<notify::Result<notify::Event>>,
 ) -> anyhow::Result<ExitStatus> {
     let _screen = Screen::enter()?;
-    draw(opts, logs, config)?;
+    let shown = &views.shown;
+    draw(shown, logs, config)?;
     let mut next_tick = Instant::now() + TICK;
     loop {
         if crossterm::event::poll(Duration::from_millis(100))? {
@@ -358,20 +347,20 @@ fn on_terminal(
                 return Ok(ExitStatus::SUCCESS);
             }
             if matches!(event, crossterm::event::Event::Resize(..)) {
-                draw(opts, logs, config)?;
+                draw(shown, logs, config)?;
             }
         }
         match rx.try_recv() {
             Ok(_) => {
                 std::thread::sleep(SETTLE);
                 while rx.try_recv().is_ok() {}
-                refresh(config, opts, spec, logs);
-                draw(opts, logs, config)?;
+                refresh(config, shown, spec, logs);
+                draw(shown, logs, config)?;
             }
             Err(mpsc::TryRecvError::Disconnected) => return Ok(ExitStatus::SUCCESS),
             Err(mpsc::TryRecvError::Empty) if Instant::now() >= next_tick => {
                 next_tick = Instant::now() + TICK;
-                draw(opts, logs, config)?;
+                draw(shown, logs, config)?;
             }
             Err(mpsc::TryRecvError::Empty) => {}
         }

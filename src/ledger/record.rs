@@ -80,7 +80,7 @@ pub(crate) struct LimitRec {
 /// count read from a `token_count` increase) by its run's key and its place in the run;
 /// a stream's run, whose usage comes at its end, by its run's key and its `result`
 /// line, which two runs of one session never share.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Recorder {
     pub records: Vec<Rec>,
     /// The rate limits' states read (with [`crate::agent::event::Wants::LIMITS`]).

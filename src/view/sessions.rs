@@ -41,6 +41,7 @@ pub(crate) struct Session {
     pub file: String,
 }
 
+#[derive(Clone)]
 pub(crate) struct SessionsView {
     opts: SessionsOptions,
     sessions: Vec<Session>,
@@ -246,7 +247,7 @@ type SessionKey = (String, Option<String>);
 /// worker: each log tells the ids of its lines as it is read, and the titles are matched
 /// to them once all is read. A line's id is kept as a hash (8 bytes a line: a gigabyte of
 /// logs holds some hundreds of thousands of lines).
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct LineTitles {
     hasher: RandomState,
     sessions: Vec<SessionKey>,

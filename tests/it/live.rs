@@ -166,3 +166,43 @@ fn not_on_a_terminal_each_change_is_a_snapshot_line() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// `sessions --live`, piped: the sessions at the start, then with the one just written.
+#[test]
+fn sessions_live_adds_a_session_when_its_log_is_written() {
+    let home = tempfile::tempdir().unwrap();
+    add_rollout(home.path(), "0.58-token-info-null", 1);
+    let mut cmd = Command::new(BIN);
+    cmd.args(["sessions", "--live", "--from", "codex"]);
+    in_home(&mut cmd, home.path());
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(first["rows"].as_array().unwrap().len(), 1, "{first}");
+    let written = Instant::now();
+    let log = add_rollout(home.path(), "0.117-archived-task-events", 2);
+    let next: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert!(
+        written.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        written.elapsed()
+    );
+    let files: Vec<&str> = next["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["file"].as_str())
+        .collect();
+    assert!(
+        files
+            .iter()
+            .any(|f| f.ends_with(&*log.file_name().unwrap().to_string_lossy())),
+        "{next}"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

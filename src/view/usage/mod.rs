@@ -87,6 +87,7 @@ pub enum By {
     Project,
 }
 
+#[derive(Clone)]
 pub(crate) struct UsageView {
     opts: UsageOptions,
     calls: Recorder,
@@ -397,12 +398,6 @@ impl UsageView {
     /// The records read so far, taken.
     pub(crate) fn take_records(&mut self) -> Vec<Rec> {
         std::mem::take(&mut self.calls.records)
-    }
-
-    /// Calls and limits read elsewhere (`--live` keeps each log's apart).
-    pub(crate) fn put(&mut self, records: Vec<Rec>, limits: Vec<crate::ledger::LimitRec>) {
-        self.calls.records = records;
-        self.calls.limits = limits;
     }
 
     /// The rate limits' states read.
