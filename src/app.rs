@@ -176,7 +176,10 @@ fn read_inputs(config: &Config) -> anyhow::Result<ExitStatus> {
 }
 
 /// `usage --live`, `sessions --live`: the view and its `--json` twin, redrawn as logs change.
-fn read_live(config: &Config, spec: &crate::live::LiveSpec) -> anyhow::Result<ExitStatus> {
+fn read_live(
+    config: &Config,
+    spec: &crate::stores::watched::Watched,
+) -> anyhow::Result<ExitStatus> {
     use crate::live::Views;
     use crate::view::{sessions::SessionsView, usage::UsageView};
     match &config.view {

@@ -68,7 +68,7 @@ pub(crate) struct Config {
     /// `--follow`: how, and for `--from`, whose sessions.
     pub follow: Option<FollowPlan>,
     /// `usage --live`: what to watch.
-    pub live: Option<crate::live::LiveSpec>,
+    pub live: Option<crate::stores::watched::Watched>,
 }
 
 /// What `--follow` reads: the input named (a file, read on as it grows), or the newest
@@ -144,10 +144,7 @@ impl Config {
             Command::Transcript(a) => transcript_view(a),
             Command::Statusline(a) => {
                 let (view, inputs) = statusline_view(a);
-                let mut config = Config::with_terminals(view, run, inputs, cli.global);
-                if let ViewChoice::Statusline(o) = &mut config.view {
-                    o.color = config.color_out;
-                }
+                let config = Config::with_terminals(view, run, inputs, cli.global);
                 return Action::View(Box::new(config));
             }
             Command::Export(a) => {
@@ -156,30 +153,7 @@ impl Config {
                     view, run, inputs, cli.global,
                 )));
             }
-            Command::Usage(mut a) => {
-                // With `usage`, `--agent` chooses the agent's rows (and logs), and no
-                // stream's format.
-                let agent = cli.global.agent.agent();
-                cli.global.agent = crate::cli::AgentChoice::AUTO;
-                let report = take_report(&mut a.input.files);
-                if let Some(agent) = agent
-                    && a.input.files.is_empty()
-                    && a.input.stores.from.is_empty()
-                {
-                    a.input.stores.from = vec![crate::cli::FromChoice(Some(agent))];
-                }
-                let live = a.live;
-                let (view, input) = usage_view(a, report, agent);
-                let spec = live.then(|| live_spec(&input));
-                let inputs = match &view {
-                    // The ledger holds the calls: no log is read.
-                    ViewChoice::Usage(o) if o.ledger.is_some() => Vec::new(),
-                    _ => store_inputs(input, true),
-                };
-                let mut config = Config::with_terminals(view, run, inputs, cli.global);
-                config.live = spec;
-                return Action::View(Box::new(config));
-            }
+            Command::Usage(a) => return Config::for_usage(a, run, cli.global),
         };
         let plan = follow.follow.then(|| follow_plan(&follow, &input));
         // `get -n` reads no input at all, not even stdin.
@@ -193,6 +167,35 @@ impl Config {
         let mut config = Config::with_terminals(view, run, inputs, cli.global);
         config.follow = plan;
         config.live = live;
+        Action::View(Box::new(config))
+    }
+
+    /// `usage`: `--agent` chooses the agent's rows (and logs), and no stream's format; the
+    /// logs, or the ledger, or with `--live` what to watch.
+    fn for_usage(
+        mut a: crate::cli::UsageArgs,
+        run: Option<RunOptions>,
+        mut global: GlobalArgs,
+    ) -> Action {
+        let agent = global.agent.agent();
+        global.agent = crate::cli::AgentChoice::AUTO;
+        let report = take_report(&mut a.input.files);
+        if let Some(agent) = agent
+            && a.input.files.is_empty()
+            && a.input.stores.from.is_empty()
+        {
+            a.input.stores.from = vec![crate::cli::FromChoice(Some(agent))];
+        }
+        let live = a.live;
+        let (view, input) = usage_view(a, report, agent);
+        let spec = live.then(|| live_spec(&input));
+        let inputs = match &view {
+            // The ledger holds the calls: no log is read.
+            ViewChoice::Usage(o) if o.ledger.is_some() => Vec::new(),
+            _ => store_inputs(input, true),
+        };
+        let mut config = Config::with_terminals(view, run, inputs, global);
+        config.live = spec;
         Action::View(Box::new(config))
     }
 
@@ -213,8 +216,10 @@ impl Config {
             ColorChoice::Auto => is_terminal && !no_color,
         };
         let mut view = view;
-        if let ViewChoice::Get(opts) = &mut view {
-            opts.color = color(out_is_terminal);
+        match &mut view {
+            ViewChoice::Get(opts) => opts.color = color(out_is_terminal),
+            ViewChoice::Statusline(opts) => opts.color = color(out_is_terminal),
+            _ => {}
         }
         Config {
             view,
@@ -650,7 +655,7 @@ fn store_inputs(args: InputArgs, from_all_by_default: bool) -> Vec<Input> {
 
 /// What `usage --live` watches: the files named, and the agents' logs as `usage` chooses
 /// them (every agent's unless named).
-fn live_spec(args: &InputArgs) -> crate::live::LiveSpec {
+fn live_spec(args: &InputArgs) -> crate::stores::watched::Watched {
     let window = window(&args.stores).unwrap_or_else(|message| usage_error(message));
     let mut agents: Vec<Agent> = Vec::new();
     for agent in args.stores.from.iter().flat_map(|c| c.agents()) {
@@ -669,7 +674,7 @@ fn live_spec(args: &InputArgs) -> crate::live::LiveSpec {
     if files.contains(&Input::Stdin) {
         usage_error("--live watches logs: stdin is not one");
     }
-    crate::live::LiveSpec {
+    crate::stores::watched::Watched {
         files,
         agents,
         window,

@@ -11,7 +11,6 @@
 //! from the calls held (a block's time left, which one is active), nothing read.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
@@ -22,53 +21,13 @@ use crate::input::Input;
 use crate::input::file::Opened;
 use crate::out::diag::Diag;
 use crate::out::{Output, OutputMode};
+use crate::stores::watched::Watched;
 use crate::view::{Ctx, View, ViewHandler};
 
 /// How long changes are gathered before the logs are looked at (a burst of writes is one
 /// redraw), and how often the time moves the report on with no change.
 const SETTLE: Duration = Duration::from_millis(150);
 const TICK: Duration = Duration::from_secs(10);
-
-/// What `--live` watches: the logs named, and the agents' logs chosen as at the start.
-#[derive(Debug, Clone)]
-pub(crate) struct LiveSpec {
-    pub files: Vec<Input>,
-    pub agents: Vec<crate::agent::event::Agent>,
-    pub window: crate::stores::Window,
-}
-
-impl LiveSpec {
-    /// The logs as they are now.
-    fn list(&self) -> Vec<Input> {
-        let mut inputs = self.files.clone();
-        inputs.extend(
-            crate::stores::find(&self.agents, &self.window)
-                .into_iter()
-                .map(|f| f.input),
-        );
-        inputs
-    }
-
-    /// The folders to watch: the agents' own, and those of the files named.
-    fn roots(&self) -> Vec<PathBuf> {
-        let mut roots: Vec<PathBuf> = self
-            .agents
-            .iter()
-            .flat_map(|a| a.spec().store().roots())
-            .collect();
-        for input in &self.files {
-            if let Input::Path(p) = input
-                && let Some(dir) = p.parent()
-            {
-                roots.push(dir.to_path_buf());
-            }
-        }
-        roots.retain(|r| r.is_dir());
-        roots.sort();
-        roots.dedup();
-        roots
-    }
-}
 
 /// A log's view (what reading it alone gave), and the size and time it was read at.
 struct Log<V> {
@@ -96,7 +55,7 @@ fn stamp(input: &Input) -> Option<(u64, std::time::SystemTime)> {
 pub(crate) fn run<V: View + Clone>(
     config: &Config,
     views: &Views<V>,
-    spec: &LiveSpec,
+    spec: &Watched,
 ) -> anyhow::Result<ExitStatus> {
     let (tx, rx) = mpsc::channel();
     let mut watcher = notify::recommended_watcher(move |event| {
@@ -116,7 +75,7 @@ pub(crate) fn run<V: View + Clone>(
 }
 
 /// Lists the logs again; reads those new or changed since they were read.
-fn refresh<V: View>(config: &Config, template: &V, spec: &LiveSpec, logs: &mut Vec<Log<V>>) {
+fn refresh<V: View>(config: &Config, template: &V, spec: &Watched, logs: &mut Vec<Log<V>>) {
     let mut next = Vec::new();
     for input in spec.list() {
         let now = stamp(&input);
@@ -222,7 +181,7 @@ fn wait(rx: &mpsc::Receiver<notify::Result<notify::Event>>, until: Instant) -> O
 fn snapshots<V: View + Clone>(
     config: &Config,
     views: &Views<V>,
-    spec: &LiveSpec,
+    spec: &Watched,
     logs: &mut Vec<Log<V>>,
     rx: &mpsc::Receiver<notify::Result<notify::Event>>,
 ) -> anyhow::Result<ExitStatus> {
@@ -332,7 +291,7 @@ fn draw<V: View + Clone>(template: &V, logs: &[Log<V>], config: &Config) -> io::
 fn on_terminal<V: View + Clone>(
     config: &Config,
     views: &Views<V>,
-    spec: &LiveSpec,
+    spec: &Watched,
     logs: &mut Vec<Log<V>>,
     rx: &mpsc::Receiver<notify::Result<notify::Event>>,
 ) -> anyhow::Result<ExitStatus> {

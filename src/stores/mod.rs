@@ -18,6 +18,7 @@
 
 pub(crate) mod follow;
 pub(crate) mod open;
+pub(crate) mod watched;
 pub(crate) mod when;
 
 use std::path::{Path, PathBuf};
