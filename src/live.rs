@@ -79,7 +79,9 @@ fn refresh<V: View>(config: &Config, template: &V, spec: &Watched, logs: &mut Ve
     let mut next = Vec::new();
     for input in spec.list() {
         let now = stamp(&input);
-        match logs.iter().position(|l| l.input == input) {
+        // By name: a resumed log's input learns where its own lines start once opened,
+        // and the same log listed again has not yet.
+        match logs.iter().position(|l| l.input.name() == input.name()) {
             Some(i) if logs[i].stamp == now && now.is_some() => {
                 next.push(logs.swap_remove(i));
             }
