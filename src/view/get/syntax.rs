@@ -24,7 +24,7 @@
 use jaq_core::load::lex::{StrPart, Tok, Token};
 use jaq_core::load::{Lexer, span};
 
-/// What surrounds a run of tokens: the kind of block, and whether it is a pattern.
+/// What surrounds a run of tokens: the kind of block they are in.
 #[derive(Clone, Copy, PartialEq)]
 enum Around {
     /// The program itself, or parentheses.
