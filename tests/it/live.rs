@@ -71,7 +71,7 @@ impl Drop for Tmux {
 }
 
 /// In tmux: the daily table drawn, a day added within a second of a new log being written,
-/// `q` quits with status 0 and the shell's screen is back, the table gone.
+/// `q` (and Ctrl-C) quits with status 0 and the shell's screen is back, the table gone.
 #[test]
 fn the_report_is_redrawn_in_a_real_terminal_and_q_gives_it_back() {
     if Command::new("tmux").arg("-V").output().is_err() {
@@ -134,6 +134,32 @@ fn the_report_is_redrawn_in_a_real_terminal_and_q_gives_it_back() {
         !screen.contains("2025-11-17"),
         "the report is gone: {screen}"
     );
+
+    // Ctrl-C too (a key in raw mode, not a signal): the same end.
+    tmux.run(&["kill-session", "-t", "live"]);
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "live",
+        "-x",
+        "160",
+        "-y",
+        "40",
+        &command,
+    ]);
+    assert!(
+        tmux.wait_for("q quits", Duration::from_secs(10)).is_some(),
+        "{}",
+        tmux.screen()
+    );
+    tmux.run(&["send-keys", "-t", "live", "C-c"]);
+    assert!(
+        tmux.wait_for("EXITED 0", Duration::from_secs(5)).is_some(),
+        "{}",
+        tmux.screen()
+    );
+    assert!(tmux.screen().contains("before"));
 }
 
 /// Not on a terminal: `{"at", "rows"}` at the start, and again when a log is written.
