@@ -276,9 +276,13 @@ fn statusline_view(a: crate::cli::StatuslineArgs) -> (ViewChoice, Vec<Input>) {
     usage.input.stores.since = Some("24h".into());
     usage.input.stores.from = vec![crate::cli::FromChoice(None)];
     let (view, args) = usage_view(usage, Report::Daily, None);
-    let ViewChoice::Usage(usage) = view else {
+    let ViewChoice::Usage(mut usage) = view else {
         unreachable!("usage_view makes a usage view")
     };
+    // The window chooses the logs; a session's calls older than it still count (its
+    // transcript is read whole).
+    usage.since_ms = None;
+    usage.until_ms = None;
     let mut inputs = store_inputs(args, true);
     if let Some(path) = &input.transcript_path
         && path.is_file()

@@ -11,7 +11,8 @@ use crate::home::in_home;
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 
 /// A home holding a real Claude Code session log (the recorded `parallel` run), its times
-/// moved so that its last line was written ten minutes ago. Returns the log.
+/// moved so that its last line was written ten minutes ago and its first call 30 hours
+/// before that. Returns the log.
 fn home_with_a_session(home: &Path) -> PathBuf {
     let from = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/recorded/claude/2.1.330/parallel.store");
@@ -33,11 +34,26 @@ fn home_with_a_session(home: &Path) -> PathBuf {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let last = values.iter().filter_map(at).max().unwrap().as_millisecond();
-    let shift = jiff::Timestamp::now().as_millisecond() - 600_000 - last;
+    // Ten minutes ago, but today (UTC) whatever the hour.
+    let now = jiff::Timestamp::now().as_millisecond();
+    let shift = (now - 600_000).max(now - now.rem_euclid(86_400_000) + 60_000) - last;
     let mut out = String::new();
-    for mut v in values {
+    // Up to the last line of its first call (of two, written on several lines).
+    let first_id = values
+        .iter()
+        .find(|v| v["message"]["usage"].is_object())
+        .map(|v| v["message"]["id"].clone())
+        .unwrap();
+    let first_call = values
+        .iter()
+        .rposition(|v| v["message"]["id"] == first_id)
+        .unwrap();
+    for (i, mut v) in values.into_iter().enumerate() {
         if let Some(t) = at(&v) {
-            let moved = jiff::Timestamp::from_millisecond(t.as_millisecond() + shift).unwrap();
+            // A day and more before: older than the logs' window, still the session's.
+            let earlier = if i <= first_call { 30 * 3_600_000 } else { 0 };
+            let moved =
+                jiff::Timestamp::from_millisecond(t.as_millisecond() + shift - earlier).unwrap();
             v["timestamp"] = Value::from(moved.to_string());
         }
         out.push_str(&v.to_string());
@@ -109,10 +125,31 @@ fn the_line_has_the_figures_usage_gives() {
     assert_eq!(out.lines().count(), 1, "{out}");
     let tokens_cell = format!("{:.1}k tok", tokens as f64 / 1e3);
     assert!(
-        out.starts_with(&format!(
-            "Opus 5 · {cost} {tokens_cell} · today {cost} · 5h block "
-        )),
+        out.starts_with(&format!("Opus 5 · {cost} {tokens_cell} · today ")),
         "{out}"
+    );
+    // Today's: `usage daily`'s row of today (its first call was yesterday).
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "usage", "daily", "--from", "claude", "--json", "--since", "2d",
+    ]);
+    in_home(&mut cmd, home.path());
+    let today = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
+    let days = String::from_utf8(cmd.output().unwrap().stdout).unwrap();
+    let day: Value = days
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["date"] == today.as_str())
+        .unwrap();
+    let today_cost = format!("${:.2}", day["cost_usd"].as_f64().unwrap());
+    assert!(
+        out.contains(&format!(" · today {today_cost} · 5h block ")),
+        "{out}"
+    );
+    assert_eq!(
+        days.lines().count(),
+        2,
+        "a call yesterday, one today: {days}"
     );
     assert!(out.contains(" left · ctx "), "{out}");
     assert!(
