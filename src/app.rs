@@ -181,24 +181,25 @@ fn read_live(
     spec: &crate::stores::watched::Watched,
 ) -> anyhow::Result<ExitStatus> {
     use crate::live::Views;
+    use crate::view::{sessions::SessionsOptions, usage::UsageOptions};
     use crate::view::{sessions::SessionsView, usage::UsageView};
     match &config.view {
         ViewChoice::Usage(opts) => {
-            let mut json = opts.clone();
-            json.json = true;
-            let views = Views {
-                shown: UsageView::new(opts.clone()),
-                json: UsageView::new(json),
-            };
+            let views = Views::of(|json| {
+                let json = json || opts.json;
+                UsageView::new(UsageOptions {
+                    json,
+                    ..opts.clone()
+                })
+            });
             crate::live::run(config, &views, spec)
         }
         ViewChoice::Sessions(opts) => {
-            let mut json = opts.clone();
-            json.json = true;
-            let views = Views {
-                shown: SessionsView::new(opts.clone()),
-                json: SessionsView::new(json),
-            };
+            let views = Views::of(|json| {
+                SessionsView::new(SessionsOptions {
+                    json: json || opts.json,
+                })
+            });
             crate::live::run(config, &views, spec)
         }
         _ => anyhow::bail!("--live is for usage and sessions"),

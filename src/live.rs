@@ -42,6 +42,16 @@ pub(crate) struct Views<V> {
     pub json: V,
 }
 
+impl<V> Views<V> {
+    /// Both, from the view made with `--json` asked for or not.
+    pub(crate) fn of(make: impl Fn(bool) -> V) -> Views<V> {
+        Views {
+            shown: make(false),
+            json: make(true),
+        }
+    }
+}
+
 fn stamp(input: &Input) -> Option<(u64, std::time::SystemTime)> {
     let path = match input {
         Input::Path(p) | Input::Rest { path: p, .. } | Input::Database { path: p, .. } => p,

@@ -18,7 +18,8 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use super::usage::{UsageOptions, UsageView, blocks};
+use super::usage::table::cost_cell;
+use super::usage::{Sums, UsageOptions, UsageView, blocks};
 use crate::agent::event::{Agent, Event, LimitWindow, RunEnd, Wants};
 use crate::exit::ExitStatus;
 use crate::ledger::Rec;
@@ -104,17 +105,13 @@ impl StatuslineView {
     }
 }
 
-/// The three sums of the line.
+/// The sums of the line, as `usage` sums its rows.
 #[derive(Default)]
 struct Figures {
-    session_cost: Option<f64>,
-    /// Some call of the session, or of today, has no price: the cost is at least the sum.
-    session_unpriced: bool,
-    today_unpriced: bool,
-    session_tokens: u64,
+    session: Sums,
+    today: Sums,
     /// The session's last call: its prompt's tokens (the context it used).
     last_prompt: Option<(i64, u64)>,
-    today_cost: Option<f64>,
 }
 
 impl View for StatuslineView {
@@ -179,16 +176,10 @@ impl StatuslineView {
         let mut f = Figures::default();
         for (r, cost) in kept {
             if r.at_ms.is_some_and(|at| at >= midnight) {
-                add(&mut f.today_cost, *cost);
-                f.today_unpriced |= cost.is_none();
+                f.today.add(r, *cost);
             }
             if session.is_some() && r.run.session.as_deref() == session {
-                add(&mut f.session_cost, *cost);
-                f.session_unpriced |= cost.is_none();
-                let total = [r.usage.output, r.usage.cache_read, r.usage.cache_write]
-                    .into_iter()
-                    .fold(r.usage.input, u64::saturating_add);
-                f.session_tokens = f.session_tokens.saturating_add(total);
+                f.session.add(r, *cost);
                 let prompt = r.usage.input + r.usage.cache_read + r.usage.cache_write;
                 let at = r.at_ms.unwrap_or(i64::MIN);
                 if f.last_prompt.is_none_or(|(last, _)| at >= last) {
@@ -208,21 +199,16 @@ impl StatuslineView {
             .clone()
             .or_else(|| input.model.id.clone())
             .unwrap_or_else(|| "-".into());
-        // As `usage` writes a sum some of whose calls have no price: `≥ $1.20`.
-        let money = |c: Option<f64>, unpriced: bool| match c {
-            Some(c) if unpriced => format!("≥ ${c:.2}"),
-            Some(c) => format!("${c:.2}"),
-            None => "-".to_string(),
-        };
         let fields: [(&str, String); 6] = [
             // Model text is untrusted: no control sequence of its own reaches the terminal.
             ("model", self.paint("1", &escape_line(&model))),
-            ("session_cost", money(f.session_cost, f.session_unpriced)),
+            // As `usage` writes a cost (`≥ $1.20` where a call has no price).
+            ("session_cost", cost_cell(&f.session)),
             (
                 "session_tokens",
-                format!("{} tok", short_count(f.session_tokens)),
+                format!("{} tok", short_count(f.session.total())),
             ),
-            ("today_cost", money(f.today_cost, f.today_unpriced)),
+            ("today_cost", cost_cell(&f.today)),
             ("block", self.block_cell(block, now_ms)),
             ("context", self.context_cell(f)),
         ];
@@ -299,17 +285,9 @@ impl StatuslineView {
     }
 }
 
-fn add(sum: &mut Option<f64>, cost: Option<f64>) {
-    if let Some(c) = cost {
-        *sum.get_or_insert(0.0) += c;
-    }
-}
-
 /// A time of day in `tz`, `14:32`.
 fn clock(ms: i64, tz: &jiff::tz::TimeZone) -> String {
-    jiff::Timestamp::from_millisecond(ms)
-        .map(|t| t.to_zoned(tz.clone()).strftime("%H:%M").to_string())
-        .unwrap_or_default()
+    blocks::zoned(ms, tz, "%H:%M")
 }
 
 /// A duration, `2h13m`, `45m`.

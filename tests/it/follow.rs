@@ -104,18 +104,8 @@ fn progress_follows_a_log_as_it_is_written() {
 /// A Codex home: the rollout of tests/fixtures/history/codex/`version` copied into
 /// `sessions/2026/01/0d/`, written `age` ago.
 fn rollout(home: &Path, version: &str, day: u32, age: Duration) -> PathBuf {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/history/codex")
-        .join(version)
-        .join("home");
-    let file = crate::home::files_under(&from)
-        .into_iter()
-        .find(|f| f.extension().is_some_and(|e| e == "jsonl"))
-        .unwrap();
-    let to = home
-        .join(format!(".codex/sessions/2026/01/{day:02}"))
-        .join(file.file_name().unwrap());
-    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    let file = crate::home::codex_fixture(version);
+    let to = crate::home::codex_session_path(home, &file, day);
     std::fs::copy(&file, &to).unwrap();
     let when = std::time::SystemTime::now() - age;
     std::fs::File::options()

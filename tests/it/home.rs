@@ -44,3 +44,25 @@ pub(crate) fn files_under(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// The rollout of `tests/fixtures/history/codex/<version>/home` (its one `.jsonl`).
+pub(crate) fn codex_fixture(version: &str) -> PathBuf {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/history/codex")
+        .join(version)
+        .join("home");
+    files_under(&from)
+        .into_iter()
+        .find(|f| f.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap()
+}
+
+/// Where `rollout` goes in `home`'s Codex sessions, on day `day` of January 2026 (its
+/// folders made).
+pub(crate) fn codex_session_path(home: &Path, rollout: &Path, day: u32) -> PathBuf {
+    let to = home
+        .join(format!(".codex/sessions/2026/01/{day:02}"))
+        .join(rollout.file_name().unwrap());
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    to
+}

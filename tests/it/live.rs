@@ -14,18 +14,8 @@ const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 
 /// The rollout of tests/fixtures/history/codex/`version`, copied into `home`'s sessions.
 fn add_rollout(home: &Path, version: &str, day: u32) -> PathBuf {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/history/codex")
-        .join(version)
-        .join("home");
-    let file = crate::home::files_under(&from)
-        .into_iter()
-        .find(|f| f.extension().is_some_and(|e| e == "jsonl"))
-        .unwrap();
-    let to = home
-        .join(format!(".codex/sessions/2026/01/{day:02}"))
-        .join(file.file_name().unwrap());
-    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    let file = crate::home::codex_fixture(version);
+    let to = crate::home::codex_session_path(home, &file, day);
     // Written beside, then moved in: the watcher sees a whole log.
     let part = to.with_extension("part");
     std::fs::copy(&file, &part).unwrap();
@@ -45,6 +35,21 @@ impl Tmux {
             .output()
             .unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The pane `live`, 160 × 40, running `command`.
+    fn start(&self, command: &str) {
+        self.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "live",
+            "-x",
+            "160",
+            "-y",
+            "40",
+            command,
+        ]);
     }
 
     fn screen(&self) -> String {
@@ -87,17 +92,7 @@ fn the_report_is_redrawn_in_a_real_terminal_and_q_gives_it_back() {
         "printf 'before\\n'; env -u CODEX_HOME HOME={} TZ=UTC NO_COLOR=1 {BIN} usage daily --live --from codex; echo EXITED $?; sleep 60",
         home.path().display()
     );
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "live",
-        "-x",
-        "160",
-        "-y",
-        "40",
-        &command,
-    ]);
+    tmux.start(&command);
     assert!(
         tmux.wait_for("2025-11-17", Duration::from_secs(10))
             .is_some(),
@@ -137,17 +132,7 @@ fn the_report_is_redrawn_in_a_real_terminal_and_q_gives_it_back() {
 
     // Ctrl-C too (a key in raw mode, not a signal): the same end.
     tmux.run(&["kill-session", "-t", "live"]);
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "live",
-        "-x",
-        "160",
-        "-y",
-        "40",
-        &command,
-    ]);
+    tmux.start(&command);
     assert!(
         tmux.wait_for("q quits", Duration::from_secs(10)).is_some(),
         "{}",

@@ -549,12 +549,7 @@ fn the_html_page_reads_in_a_browser_and_loads_nothing() {
 /// A copy of a real Codex rollout (0.58, with `rate_limits`) under `home`, its times moved so
 /// that its last line was written `ago_ms` before now.
 fn codex_rollout_moved(home: &Path, ago_ms: i64) {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/history/codex/0.58-token-info-null/home");
-    let file = files_under(&from)
-        .into_iter()
-        .find(|f| f.extension().is_some_and(|e| e == "jsonl"))
-        .unwrap();
+    let file = crate::home::codex_fixture("0.58-token-info-null");
     let text = std::fs::read_to_string(&file).unwrap();
     let times: Vec<jiff::Timestamp> = text
         .lines()

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::{Sums, UsageOptions, table::cost_cell};
+use super::{Sums, UsageOptions, json_object, table::cost_cell};
 use crate::agent::event::{Agent, LimitWindow};
 use crate::ledger::{LimitRec, Rec};
 use crate::out::{Channel, escape_line, fit};
@@ -71,7 +71,7 @@ impl Block {
             return (None, None);
         };
         let hours = elapsed as f64 / HOUR_MS as f64;
-        let cost = self.sums.cost.filter(|_| !self.sums.unpriced);
+        let cost = self.sums.full_cost();
         (
             Some(self.sums.total() as f64 / hours),
             cost.map(|c| c / hours),
@@ -81,7 +81,7 @@ impl Block {
     /// The totals at the block's end: at this pace for the time left of an active block;
     /// what it came to, for one that ended.
     pub(crate) fn projected(&self, now_ms: i64) -> (Option<f64>, Option<f64>) {
-        let cost = self.sums.cost.filter(|_| !self.sums.unpriced);
+        let cost = self.sums.full_cost();
         let total = self.sums.total() as f64;
         if !self.active(now_ms) {
             return (Some(total), cost);
@@ -172,7 +172,7 @@ pub(crate) fn json_row(b: &Block, now_ms: i64) -> String {
         .limits
         .iter()
         .map(|l| {
-            object(&[
+            json_object(&[
                 ("window", json!(l.window.name())),
                 ("used_percent", json!(l.used_percent)),
                 ("resets_at", l.resets_ms.map_or(Value::Null, rfc3339)),
@@ -183,7 +183,7 @@ pub(crate) fn json_row(b: &Block, now_ms: i64) -> String {
         })
         .collect();
     let round = |x: Option<f64>| x.map(|v| (v * 1e6).round() / 1e6);
-    let fields: [(&str, Value); 19] = [
+    let mut fields: Vec<(&str, Value)> = vec![
         ("agent", json!(b.agent.name())),
         ("block_start", rfc3339(b.start_ms)),
         ("block_end", rfc3339(b.end_ms())),
@@ -193,13 +193,9 @@ pub(crate) fn json_row(b: &Block, now_ms: i64) -> String {
             "models",
             json!(b.models.iter().map(|m| &**m).collect::<Vec<_>>()),
         ),
-        ("input_tokens", json!(s.input)),
-        ("output_tokens", json!(s.output)),
-        ("cache_read_tokens", json!(s.cache_read)),
-        ("cache_write_tokens", json!(s.cache_write)),
-        ("reasoning_tokens", json!(s.reasoning)),
-        ("total_tokens", json!(s.total())),
-        ("cost_usd", json!(s.cost.filter(|_| !s.unpriced))),
+    ];
+    fields.extend(s.json_fields());
+    fields.extend([
         ("calls", json!(b.calls)),
         (
             "tokens_per_hour",
@@ -212,35 +208,23 @@ pub(crate) fn json_row(b: &Block, now_ms: i64) -> String {
         ),
         ("projected_cost_usd", json!(round(projected_cost))),
         ("runs", json!(s.runs())),
-    ];
-    let mut out = object(&fields);
+    ]);
+    let mut out = json_object(&fields);
     // The limits last, each an object of its own in the same key order.
     out.pop();
     out.push_str(&format!(",\"limits\":[{}]}}", limits.join(",")));
     out
 }
 
-/// A JSON object with its keys in the order given (serde_json's map would sort them).
-fn object(fields: &[(&str, Value)]) -> String {
-    let mut out = String::from("{");
-    for (i, (k, v)) in fields.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&format!("{}:{v}", json!(k)));
-    }
-    out.push('}');
-    out
-}
-
 /// A time in the report's time zone, `2026-11-28 08:00`.
 fn local(ms: i64, opts: &UsageOptions) -> String {
+    zoned(ms, &opts.tz, "%Y-%m-%d %H:%M")
+}
+
+/// An epoch-ms time in `tz`, by a `strftime` format.
+pub(crate) fn zoned(ms: i64, tz: &jiff::tz::TimeZone, format: &str) -> String {
     jiff::Timestamp::from_millisecond(ms)
-        .map(|t| {
-            t.to_zoned(opts.tz.clone())
-                .strftime("%Y-%m-%d %H:%M")
-                .to_string()
-        })
+        .map(|t| t.to_zoned(tz.clone()).strftime(format).to_string())
         .unwrap_or_default()
 }
 

@@ -339,7 +339,27 @@ impl Sums {
         self.sessions.len()
     }
 
-    fn add(&mut self, r: &Rec, cost: Option<f64>) {
+    /// The cost when every record of the sum has one; `None` when some has no price.
+    pub(crate) fn full_cost(&self) -> Option<f64> {
+        self.cost.filter(|_| !self.unpriced)
+    }
+
+    /// The token columns and the cost, as every `--json` row of `usage` writes them.
+    pub(crate) fn json_fields(&self) -> [(&'static str, serde_json::Value); 7] {
+        use serde_json::json;
+        [
+            ("input_tokens", json!(self.input)),
+            ("output_tokens", json!(self.output)),
+            ("cache_read_tokens", json!(self.cache_read)),
+            ("cache_write_tokens", json!(self.cache_write)),
+            ("reasoning_tokens", json!(self.reasoning)),
+            ("total_tokens", json!(self.total())),
+            ("cost_usd", json!(self.full_cost())),
+        ]
+    }
+
+    /// A record, with its cost (`None`: no price).
+    pub(crate) fn add(&mut self, r: &Rec, cost: Option<f64>) {
         // Saturating: each count is at most 2^53, a sum of millions of them still is not.
         self.input = self.input.saturating_add(r.usage.input);
         self.output = self.output.saturating_add(r.usage.output);
@@ -602,28 +622,26 @@ impl Row {
         fields.extend([
             ("agent", json!(self.agent.name())),
             ("model", json!(self.model.as_deref())),
-            ("input_tokens", json!(s.input)),
-            ("output_tokens", json!(s.output)),
-            ("cache_read_tokens", json!(s.cache_read)),
-            ("cache_write_tokens", json!(s.cache_write)),
-            ("reasoning_tokens", json!(s.reasoning)),
-            ("total_tokens", json!(s.total())),
-            ("cost_usd", json!(s.cost.filter(|_| !s.unpriced))),
-            ("runs", json!(s.runs())),
-            ("sessions", json!(s.sessions())),
         ]);
-        let mut out = String::from("{");
-        for (i, (k, v)) in fields.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            out.push_str(&serde_json::to_string(k).unwrap_or_default());
-            out.push(':');
-            out.push_str(&v.to_string());
-        }
-        out.push('}');
-        out
+        fields.extend(s.json_fields());
+        fields.extend([("runs", json!(s.runs())), ("sessions", json!(s.sessions()))]);
+        json_object(&fields)
     }
+}
+
+/// A JSON object with its keys in the order given (serde_json's map would sort them).
+pub(crate) fn json_object(fields: &[(&str, serde_json::Value)]) -> String {
+    let mut out = String::from("{");
+    for (i, (k, v)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&serde_json::to_string(k).unwrap_or_default());
+        out.push(':');
+        out.push_str(&v.to_string());
+    }
+    out.push('}');
+    out
 }
 
 /// Rows gathered by key and agent (the table's rows without `--breakdown`): the models of
