@@ -130,8 +130,12 @@ fn the_report_is_redrawn_in_a_real_terminal_and_q_gives_it_back() {
         "the report is gone: {screen}"
     );
 
-    // Ctrl-C too (a key in raw mode, not a signal): the same end.
-    tmux.run(&["kill-session", "-t", "live"]);
+    // Ctrl-C too (a key in raw mode, not a signal): the same end. A server of its own:
+    // killing the first session ends its server, and a session started while it exits
+    // can be lost with it.
+    let tmux = Tmux {
+        socket: format!("cs-live-{}-ctrl-c", std::process::id()),
+    };
     tmux.start(&command);
     assert!(
         tmux.wait_for("q quits", Duration::from_secs(10)).is_some(),
