@@ -76,12 +76,19 @@ pub(crate) struct Followed {
 impl Followed {
     /// Follows the file at `path`, from its start.
     pub(crate) fn open(path: &Path, follow: Follow) -> io::Result<Followed> {
-        let file = crate::input::open_path(path)?;
+        Followed::open_at(path, 0, follow)
+    }
+
+    /// Follows the file at `path` from byte `offset` on (a resumed session's log after its
+    /// copy of the one it resumed). Cut or replaced, it is read from its start again.
+    pub(crate) fn open_at(path: &Path, offset: u64, follow: Follow) -> io::Result<Followed> {
+        let mut file = crate::input::open_path(path)?;
         let id = identity(&file.metadata()?);
+        file.seek(SeekFrom::Start(offset))?;
         Ok(Followed {
             path: path.to_path_buf(),
             file,
-            at: 0,
+            at: offset,
             id,
             follow,
             last_news: Instant::now(),

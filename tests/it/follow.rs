@@ -163,13 +163,67 @@ fn the_newest_session_is_followed_then_the_next() {
         "{:?}",
         seen - started
     );
+    // The sessions that were there go on being written (another terminal's, the one
+    // followed before): neither is moved to, so neither is read again from its start.
+    append(
+        &newest,
+        "{\"type\":\"event_msg\",\"payload\":{\"type\":\"noted\"}}\n",
+    );
+    append(
+        &older,
+        "{\"type\":\"event_msg\",\"payload\":{\"type\":\"noted\"}}\n",
+    );
     let status = child.wait().unwrap();
     assert!(status.code().is_some(), "ended by --idle");
     let rest: Vec<String> = rx.try_iter().map(|(_, l)| l).collect();
     assert!(
-        !rest.iter().any(|l| l.contains(&id(&older))),
-        "the older session is not read"
+        !rest
+            .iter()
+            .any(|l| l.contains(&id(&older)) || l.contains(&id(&newest))),
+        "a session that was there is not read (again): {rest:?}"
     );
+}
+
+fn append(path: &Path, line: &str) {
+    std::fs::File::options()
+        .append(true)
+        .open(path)
+        .unwrap()
+        .write_all(line.as_bytes())
+        .unwrap();
+}
+
+/// A resumed Claude session's log (2.1.12: it starts with a copy of the old log's
+/// messages) is the one followed, from where it goes on from the copy: its new lines,
+/// not the copy, and not the old log.
+#[test]
+fn a_resumed_session_is_followed_after_its_copy() {
+    let home = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/history/claude/2.1.12-resume-copy/home");
+    let project = home
+        .path()
+        .join(".claude/projects/-Users-gtrrz-victor-wks-cli");
+    std::fs::create_dir_all(&project).unwrap();
+    let old = project.join("e1bc91d1-2731-4b12-bf00-44f4dcddffd1.jsonl");
+    let resumed = project.join("b4dcf65c-8a8f-4be8-80c2-fcebbda55946.jsonl");
+    for (log, age) in [(&old, 7200), (&resumed, 60)] {
+        let from = fixture.join(".claude/projects/-Users-gtrrz-victor-wks-cli");
+        std::fs::copy(from.join(log.file_name().unwrap()), log).unwrap();
+        let when = std::time::SystemTime::now() - Duration::from_secs(age);
+        let file = std::fs::File::options().append(true).open(log).unwrap();
+        file.set_modified(when).unwrap();
+    }
+    let mut cmd = Command::new(BIN);
+    cmd.args(["events", "--follow", "--from", "claude", "--idle", "3s"]);
+    in_home(&mut cmd, home.path());
+    let (mut child, rx) = watch(&mut cmd);
+    std::thread::sleep(Duration::from_millis(500));
+    let new_line = r#"{"parentUuid":null,"isSidechain":false,"type":"user","sessionId":"b4dcf65c-8a8f-4be8-80c2-fcebbda55946","message":{"role":"user","content":"after the resume"},"uuid":"0a0a0a0a-new","timestamp":"2026-01-20T05:00:00.000Z"}"#;
+    append(&resumed, &format!("{new_line}\n"));
+    child.wait().unwrap();
+    let read: Vec<String> = rx.try_iter().map(|(_, l)| l).collect();
+    assert_eq!(read, [new_line], "the new line, and nothing else");
 }
 
 /// One file or, with --from, none; --idle takes a duration.
