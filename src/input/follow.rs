@@ -13,6 +13,7 @@
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How often the end of a followed file is looked at again.
@@ -59,6 +60,22 @@ fn identity(meta: &std::fs::Metadata) -> Identity {
 /// Says, given the file followed, whether a newer session has started.
 type MovedOn = Box<dyn FnMut(&Path) -> bool + Send>;
 
+/// Where a followed file's reading got to: the number and byte offset of its first line not
+/// yet read whole. Shared, so that whoever opened the file can go on from there later.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Left(Arc<Mutex<(u64, u64)>>);
+
+impl Left {
+    /// The first line not read whole: its number and offset.
+    pub(crate) fn get(&self) -> (u64, u64) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn set(&self, line: (u64, u64)) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = line;
+    }
+}
+
 /// A file followed as it grows. Ends (a read of 0) only when it has been idle for
 /// `follow.idle`, or when `moved_on` says a newer session has started.
 pub(crate) struct Followed {
@@ -66,6 +83,9 @@ pub(crate) struct Followed {
     file: File,
     /// Where the next read starts.
     at: u64,
+    /// The first line not read whole: its number and offset.
+    line: (u64, u64),
+    left: Left,
     id: Identity,
     follow: Follow,
     last_news: Instant,
@@ -76,19 +96,24 @@ pub(crate) struct Followed {
 impl Followed {
     /// Follows the file at `path`, from its start.
     pub(crate) fn open(path: &Path, follow: Follow) -> io::Result<Followed> {
-        Followed::open_at(path, 0, follow)
+        Followed::open_at(path, (1, 0), follow)
     }
 
-    /// Follows the file at `path` from byte `offset` on (a resumed session's log after its
-    /// copy of the one it resumed). Cut or replaced, it is read from its start again.
-    pub(crate) fn open_at(path: &Path, offset: u64, follow: Follow) -> io::Result<Followed> {
+    /// Follows the file at `path` from line `line` (its number and offset) on: a resumed
+    /// session's log after its copy of the one it resumed, a log followed before from where
+    /// it was left. Cut or replaced, it is read from its start again.
+    pub(crate) fn open_at(path: &Path, line: (u64, u64), follow: Follow) -> io::Result<Followed> {
         let mut file = crate::input::open_path(path)?;
         let id = identity(&file.metadata()?);
-        file.seek(SeekFrom::Start(offset))?;
+        file.seek(SeekFrom::Start(line.1))?;
+        let left = Left::default();
+        left.set(line);
         Ok(Followed {
             path: path.to_path_buf(),
             file,
-            at: offset,
+            at: line.1,
+            line,
+            left,
             id,
             follow,
             last_news: Instant::now(),
@@ -97,8 +122,13 @@ impl Followed {
         })
     }
 
+    /// Where the reading gets to, as it goes.
+    pub(crate) fn left(&self) -> Left {
+        self.left.clone()
+    }
+
     /// Ends this file once `moved_on(path)` says so (looked at every [`RESCAN`] while the
-    /// file is idle): a newer session has started.
+    /// file is idle, between two lines): another session is to be followed.
     pub(crate) fn until(mut self, moved_on: impl FnMut(&Path) -> bool + Send + 'static) -> Self {
         self.moved_on = Some(Box::new(moved_on));
         self
@@ -115,18 +145,36 @@ impl Followed {
             let file = crate::input::open_path(&self.path)?;
             self.id = identity(&file.metadata()?);
             self.file = file;
-            self.at = 0;
+            self.restart();
             return Ok(true);
         }
         if meta.len() < self.at {
             self.file.seek(SeekFrom::Start(0))?;
-            self.at = 0;
+            self.restart();
             return Ok(true);
         }
         Ok(meta.len() > self.at)
     }
 
-    /// Whether the reading ends here: idle too long, or a newer session started.
+    /// From the file's start again.
+    fn restart(&mut self) {
+        self.at = 0;
+        self.line = (1, 0);
+        self.left.set(self.line);
+    }
+
+    /// Counts the lines that `bytes`, just read, end.
+    fn read_on(&mut self, bytes: &[u8]) {
+        if let Some(last) = memchr::memrchr(b'\n', bytes) {
+            let ends = memchr::memchr_iter(b'\n', bytes).count() as u64;
+            self.line = (self.line.0 + ends, self.at + last as u64 + 1);
+            self.left.set(self.line);
+        }
+        self.at += bytes.len() as u64;
+    }
+
+    /// Whether the reading ends here: idle too long, or another session is to be followed
+    /// (never within a line: the rest of it is waited for).
     fn over(&mut self) -> bool {
         if self
             .follow
@@ -136,6 +184,7 @@ impl Followed {
             return true;
         }
         if self.last_scan.elapsed() >= RESCAN
+            && self.at == self.line.1
             && let Some(moved_on) = &mut self.moved_on
         {
             self.last_scan = Instant::now();
@@ -150,7 +199,7 @@ impl Read for Followed {
         loop {
             let n = self.file.read(buf)?;
             if n > 0 {
-                self.at += n as u64;
+                self.read_on(&buf[..n]);
                 self.last_news = Instant::now();
                 return Ok(n);
             }
@@ -197,6 +246,23 @@ mod tests {
         f.read_to_string(&mut got).unwrap();
         writer.join().unwrap();
         assert_eq!(got, "one\ntwo\n");
+    }
+
+    #[test]
+    fn where_the_reading_got_to_is_the_first_line_not_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(&path, "one\ntwo\nthr").unwrap();
+        let mut f = Followed::open_at(&path, (1, 0), follow(200)).unwrap();
+        let left = f.left();
+        let mut got = String::new();
+        f.read_to_string(&mut got).unwrap();
+        assert_eq!(left.get(), (3, 8), "{got:?}");
+        // Gone back to later, from there.
+        let mut f = Followed::open_at(&path, left.get(), follow(200)).unwrap();
+        got.clear();
+        f.read_to_string(&mut got).unwrap();
+        assert_eq!(got, "thr");
     }
 
     #[test]

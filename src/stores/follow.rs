@@ -2,21 +2,27 @@
 //! it grows, then, when a new session starts (a log that was not there), that one, each an
 //! input of its own (its own name and line numbers).
 //!
+//! No line is read twice: a log followed before and written since (a session that goes on
+//! after the sub-agent it started wrote its own log) is gone back to from where it was left;
+//! a log that was there before the one followed was opened, and was not followed (another
+//! terminal's session), is not moved to: it would be read from its start.
+//!
 //! Only logs of lines are followed (every agent's `.jsonl`; not a `.jsonl.zst`, Gemini's
 //! `.json` documents, OpenCode's database). A resumed Claude session's log is followed from
 //! where it goes on from its copy of the old one. A Claude session's sub-agents, read into
 //! their session's log otherwise, are not under `--follow`: each file is read as it is
 //! written.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::agent::event::Agent;
 use crate::agent::store::{after_copy, modified_ms};
 use crate::input::Input;
-use crate::input::follow::{Follow, Followed, RESCAN};
+use crate::input::follow::{Follow, Followed, Left, RESCAN};
 use crate::stores::Window;
 
 /// A log that can be followed: its path and, for a resumed session's log, the log whose
@@ -40,66 +46,92 @@ fn followable(agents: &[Agent]) -> Vec<(Log, i64)> {
         .collect()
 }
 
-/// The log written last of `logs`.
-fn newest(logs: impl IntoIterator<Item = (Log, i64)>) -> Option<Log> {
-    logs.into_iter()
-        .max_by_key(|((path, _), at)| (*at, path.clone()))
-        .map(|(log, _)| log)
+/// What has been followed, for the choice of the next log.
+#[derive(Default)]
+struct Seen {
+    /// The logs there were when the last one followed was opened (none before the first).
+    known: Option<HashSet<PathBuf>>,
+    /// The logs followed, each with where its reading got to (see [`Left`]).
+    left: HashMap<PathBuf, Left>,
+}
+
+impl Seen {
+    /// The log to follow next, other than `current`: of the new logs and those followed
+    /// before and written since, the one written last; and the line to read it from.
+    fn next(&self, logs: &[(Log, i64)], current: Option<&Path>) -> Option<(Log, (u64, u64))> {
+        logs.iter()
+            .filter(|((path, _), _)| Some(path.as_path()) != current)
+            .filter_map(|((path, copy_of), at)| {
+                let from = match (&self.known, self.left.get(path)) {
+                    (_, Some(left)) => {
+                        let from = left.get();
+                        let grown = std::fs::metadata(path).is_ok_and(|m| m.len() > from.1);
+                        grown.then_some(from)?
+                    }
+                    (Some(known), None) if known.contains(path) => return None,
+                    _ => copy_of
+                        .as_ref()
+                        .and_then(|old| after_copy(old, path))
+                        .unwrap_or((1, 0)),
+                };
+                Some((*at, path, copy_of, from))
+            })
+            .max_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)))
+            .map(|(_, path, copy_of, from)| ((path.clone(), copy_of.clone()), from))
+    }
 }
 
 /// One input as the reading side takes it: its name, its first line, and its bytes.
 pub(crate) type FollowedInput = (String, (u64, u64), io::Result<Box<dyn Read + Send>>);
 
-/// The newest session of `agents`, then each session that starts while one is followed;
-/// ends when the one followed was idle for `follow.idle` (or, with none yet, when none came
-/// in that time).
-///
-/// A session is followed once: a log that was there before (another terminal's session
-/// written again, the one followed before) is not moved to, as its lines would be read
-/// again from its start. Only a log that was not there before is a session that started.
+/// The newest session of `agents`, then each session that starts while one is followed
+/// (and any followed before, when written again); ends when the one followed was idle for
+/// `follow.idle` with no other to go to (or, with none yet, when none came in that time).
 pub(crate) fn sessions(agents: Vec<Agent>, follow: Follow) -> impl Iterator<Item = FollowedInput> {
-    // The logs there were when the last one followed was opened; none before the first.
-    let mut known: Option<HashSet<PathBuf>> = None;
+    let seen = Arc::new(Mutex::new(Seen::default()));
     std::iter::from_fn(move || {
         let waited = Instant::now();
         loop {
             let logs = followable(&agents);
-            let new = logs
-                .iter()
-                .filter(|((path, _), _)| known.as_ref().is_none_or(|k| !k.contains(path)))
-                .cloned();
-            match newest(new) {
-                Some(log) => {
-                    let all: HashSet<PathBuf> = logs.into_iter().map(|((p, _), _)| p).collect();
-                    known = Some(all.clone());
-                    return Some(open(&agents, log, all, &follow));
+            let mut s = seen.lock().unwrap_or_else(|e| e.into_inner());
+            match s.next(&logs, None) {
+                Some((log, from)) => {
+                    s.known = Some(logs.into_iter().map(|((p, _), _)| p).collect());
+                    drop(s);
+                    return Some(open(&agents, log.0, from, &seen, &follow));
                 }
-                // The one followed ended idle, and no session started since.
-                None if known.is_some() => return None,
+                None if s.known.is_some() => return None,
                 None if follow.idle.is_some_and(|idle| waited.elapsed() >= idle) => {
                     return None;
                 }
-                None => std::thread::sleep(RESCAN),
+                None => {
+                    drop(s);
+                    std::thread::sleep(RESCAN);
+                }
             }
         }
     })
 }
 
-/// `log` followed until a session of `agents` starts: a log not among `known`. A resumed
-/// session's log is read from where it goes on from its copy, as without `--follow`.
-fn open(agents: &[Agent], log: Log, known: HashSet<PathBuf>, follow: &Follow) -> FollowedInput {
-    let (path, copy_of) = log;
-    let first = copy_of
-        .and_then(|old| after_copy(&old, &path))
-        .unwrap_or((1, 0));
-    let agents = agents.to_vec();
-    let followed = Followed::open_at(&path, first.1, follow.clone()).map(|f| {
-        let f = f.until(move |_| {
-            followable(&agents)
-                .iter()
-                .any(|((path, _), _)| !known.contains(path))
+/// `path` followed from line `from` until another log of `agents` is to be followed.
+fn open(
+    agents: &[Agent],
+    path: PathBuf,
+    from: (u64, u64),
+    seen: &Arc<Mutex<Seen>>,
+    follow: &Follow,
+) -> FollowedInput {
+    let (agents, seen) = (agents.to_vec(), Arc::clone(seen));
+    let followed = Followed::open_at(&path, from, follow.clone()).map(|f| {
+        let mut s = seen.lock().unwrap_or_else(|e| e.into_inner());
+        s.left.insert(path.clone(), f.left());
+        drop(s);
+        let f = f.until(move |current| {
+            let logs = followable(&agents);
+            let s = seen.lock().unwrap_or_else(|e| e.into_inner());
+            s.next(&logs, Some(current)).is_some()
         });
         Box::new(f) as Box<dyn Read + Send>
     });
-    (path.display().to_string(), first, followed)
+    (path.display().to_string(), from, followed)
 }
