@@ -117,6 +117,13 @@ pub(crate) trait Store: Sync {
         Ok(Opened::Plain(file))
     }
 
+    /// The logs read into the session log at `path` where it names them (Claude's
+    /// sub-agents' own logs), as they are now: `--follow` reads those that start while
+    /// their session is followed as logs of their own, as they are written.
+    fn parts_of(&self, _path: &Path) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
     /// Opens one of the agent's databases, with the sessions `pick` chooses as lines
     /// (`None`: the agent keeps none).
     fn open_database(&self, _path: &Path, _pick: &Pick) -> Option<io::Result<Opened>> {

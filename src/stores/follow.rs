@@ -10,8 +10,8 @@
 //! Only logs of lines are followed (every agent's `.jsonl`; not a `.jsonl.zst`, Gemini's
 //! `.json` documents, OpenCode's database). A resumed Claude session's log is followed from
 //! where it goes on from its copy of the old one. A Claude session's sub-agents, read into
-//! their session's log otherwise, are not under `--follow`: each file is read as it is
-//! written.
+//! their session's log otherwise, are followed as logs of their own when they start while
+//! their session is followed (the store's [`parts_of`](crate::agent::store::Store::parts_of)).
 
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Read};
@@ -43,6 +43,29 @@ fn followable(agents: &[Agent]) -> Vec<(Log, i64)> {
             let at = modified_ms(&log.0);
             (log, at)
         })
+        .collect()
+}
+
+/// The logs that can be followed now: the sessions of `agents`, and the parts of those
+/// followed (a Claude session's sub-agents' own logs: read in where the session names them
+/// otherwise, here each as it is written).
+fn candidates(agents: &[Agent], seen: &Seen) -> Vec<(Log, i64)> {
+    let mut logs = followable(agents);
+    let parts: Vec<(Log, i64)> = (seen.left.keys())
+        .flat_map(|session| parts_of(agents, session))
+        .map(|part| {
+            let at = modified_ms(&part);
+            ((part, None), at)
+        })
+        .collect();
+    logs.extend(parts);
+    logs
+}
+
+/// The parts of the session log at `session` (see [`candidates`]).
+fn parts_of(agents: &[Agent], session: &Path) -> Vec<PathBuf> {
+    (agents.iter())
+        .flat_map(|a| a.spec().store().parts_of(session))
         .collect()
 }
 
@@ -92,8 +115,8 @@ pub(crate) fn sessions(agents: Vec<Agent>, follow: Follow) -> impl Iterator<Item
     std::iter::from_fn(move || {
         let waited = Instant::now();
         loop {
-            let logs = followable(&agents);
             let mut s = seen.lock().unwrap_or_else(|e| e.into_inner());
+            let logs = candidates(&agents, &s);
             match s.next(&logs, None) {
                 Some((log, from)) => {
                     s.known = Some(logs.into_iter().map(|((p, _), _)| p).collect());
@@ -124,11 +147,17 @@ fn open(
     let (agents, seen) = (agents.to_vec(), Arc::clone(seen));
     let followed = Followed::open_at(&path, from, follow.clone()).map(|f| {
         let mut s = seen.lock().unwrap_or_else(|e| e.into_inner());
-        s.left.insert(path.clone(), f.left());
+        if s.left.insert(path.clone(), f.left()).is_none() {
+            // Opened for the first time: the parts it has already are not followed (its
+            // past is read without them, each file being read as it is under --follow);
+            // those that start from now on are.
+            let parts = parts_of(&agents, &path);
+            s.known.get_or_insert_with(HashSet::new).extend(parts);
+        }
         drop(s);
         let f = f.until(move |current| {
-            let logs = followable(&agents);
             let s = seen.lock().unwrap_or_else(|e| e.into_inner());
+            let logs = candidates(&agents, &s);
             s.next(&logs, Some(current)).is_some()
         });
         Box::new(f) as Box<dyn Read + Send>

@@ -257,3 +257,61 @@ fn a_cut_last_line_waits_for_its_end() {
     assert!(seen.is_some());
     child.wait().unwrap();
 }
+
+/// A Claude session's sub-agent that starts while the session is followed (2.1.17: its own
+/// log in `<session>/subagents/`) is followed as it is written, then the session again from
+/// where it was left; a sub-agent's log that was there before is the session's past, not
+/// followed.
+#[test]
+fn a_sub_agent_that_starts_is_followed_then_its_session() {
+    let home = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/history/claude/2.1.17-subagents-dir/home/.claude/projects/-src-experiments-claude_p");
+    let id = "29ccd257-68b1-427f-ae5f-6524b7cb6f20";
+    let project = home
+        .path()
+        .join(".claude/projects/-src-experiments-claude_p");
+    let subagents = project.join(id).join("subagents");
+    std::fs::create_dir_all(&subagents).unwrap();
+    let session = project.join(format!("{id}.jsonl"));
+    std::fs::copy(fixture.join(format!("{id}.jsonl")), &session).unwrap();
+    let past = r#"{"isSidechain":true,"sessionId":"29ccd257-68b1-427f-ae5f-6524b7cb6f20","agentId":"abcdef1","type":"user","message":{"role":"user","content":"PAST"},"uuid":"u-past"}"#;
+    std::fs::write(subagents.join("agent-abcdef1.jsonl"), format!("{past}\n")).unwrap();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["events", "--follow", "--from", "claude", "--idle", "3s"]);
+    in_home(&mut cmd, home.path());
+    let (mut child, rx) = watch(&mut cmd);
+    let last_of_session = std::fs::read_to_string(&session).unwrap();
+    let last_of_session = last_of_session.lines().last().unwrap().to_string();
+    assert!(next_with(&rx, &last_of_session, Duration::from_secs(5)).is_some());
+    // The sub-agent starts: its log, written beside and moved in.
+    let sub = fixture.join(id).join("subagents/agent-a2271d1.jsonl");
+    let part = subagents.join("agent-a2271d1.part");
+    std::fs::copy(&sub, &part).unwrap();
+    std::fs::rename(&part, subagents.join("agent-a2271d1.jsonl")).unwrap();
+    let sub_lines: Vec<String> = std::fs::read_to_string(&sub)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let started = Instant::now();
+    let first = next_with(&rx, &sub_lines[0], Duration::from_secs(5)).expect("the sub-agent");
+    assert!(
+        first - started < Duration::from_secs(3),
+        "{:?}",
+        first - started
+    );
+    let mut read: Vec<String> = vec![sub_lines[0].clone()];
+    // Its result in the session: the session again, from where it was left.
+    let back = r#"{"type":"user","sessionId":"29ccd257-68b1-427f-ae5f-6524b7cb6f20","message":{"role":"user","content":"BACK"},"uuid":"u-back"}"#;
+    std::thread::sleep(Duration::from_millis(300));
+    append(&session, &format!("{back}\n"));
+    child.wait().unwrap();
+    read.extend(rx.try_iter().map(|(_, l)| l));
+    let mut want = sub_lines.clone();
+    want.push(back.to_string());
+    assert_eq!(
+        read, want,
+        "the sub-agent's lines, then the session's new one"
+    );
+}

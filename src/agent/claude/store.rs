@@ -57,6 +57,13 @@ impl Store for ClaudeStore {
         !subagents_of(path).is_empty()
     }
 
+    /// 2.1's `subagents/` folder is read again at each call; 2.0's logs beside the session
+    /// are known as the project folder was when first looked into (a 2.0 sub-agent that
+    /// starts while its session is followed is not seen: that release is long gone).
+    fn parts_of(&self, path: &Path) -> Vec<PathBuf> {
+        subagents_of(path).into_values().collect()
+    }
+
     fn open(&self, path: &Path, file: File) -> io::Result<Opened> {
         let subs = subagents_of(path);
         Ok(if subs.is_empty() {
