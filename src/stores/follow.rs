@@ -82,25 +82,30 @@ impl Seen {
     /// The log to follow next, other than `current`: of the new logs and those followed
     /// before and written since, the one written last; and the line to read it from.
     fn next(&self, logs: &[(Log, i64)], current: Option<&Path>) -> Option<(Log, (u64, u64))> {
-        logs.iter()
+        let ((path, copy_of), _, back) = logs
+            .iter()
             .filter(|((path, _), _)| Some(path.as_path()) != current)
-            .filter_map(|((path, copy_of), at)| {
-                let from = match (&self.known, self.left.get(path)) {
+            .filter_map(|(log, at)| {
+                let back = match (&self.known, self.left.get(&log.0)) {
                     (_, Some(left)) => {
                         let from = left.get();
-                        let grown = std::fs::metadata(path).is_ok_and(|m| m.len() > from.1);
-                        grown.then_some(from)?
+                        let grown = std::fs::metadata(&log.0).is_ok_and(|m| m.len() > from.1);
+                        Some(grown.then_some(from)?)
                     }
-                    (Some(known), None) if known.contains(path) => return None,
-                    _ => copy_of
-                        .as_ref()
-                        .and_then(|old| after_copy(old, path))
-                        .unwrap_or((1, 0)),
+                    (Some(known), None) if known.contains(&log.0) => return None,
+                    _ => None,
                 };
-                Some((*at, path, copy_of, from))
+                Some((log, at, back))
             })
-            .max_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)))
-            .map(|(_, path, copy_of, from)| ((path.clone(), copy_of.clone()), from))
+            .max_by(|a, b| (a.1, &a.0.0).cmp(&(b.1, &b.0.0)))?;
+        // A new log from its start, or a resumed session's from the end of its copy: found
+        // for the one chosen only (it reads both logs).
+        let from = back.unwrap_or_else(|| {
+            (copy_of.as_ref())
+                .and_then(|old| after_copy(old, path))
+                .unwrap_or((1, 0))
+        });
+        Some(((path.clone(), copy_of.clone()), from))
     }
 }
 

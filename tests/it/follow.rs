@@ -11,7 +11,8 @@ use crate::home::in_home;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cursor-stream");
 
-/// Starts `cursor-stream ARGS` and gives each line it writes with when it came.
+/// Starts `cursor-stream ARGS` and gives each line it writes with when it came; the
+/// channel ends with its output (`rx.iter()` after it exits: every line, none left behind).
 fn watch(cmd: &mut Command) -> (std::process::Child, mpsc::Receiver<(Instant, String)>) {
     let mut child = cmd
         .stdout(Stdio::piped())
@@ -171,7 +172,7 @@ fn the_newest_session_is_followed_then_the_next() {
     append(&newest, "{\"type\":\"noted\",\"payload\":\"newest\"}\n");
     let status = child.wait().unwrap();
     assert!(status.code().is_some(), "ended by --idle");
-    let rest: Vec<String> = rx.try_iter().map(|(_, l)| l).collect();
+    let rest: Vec<String> = rx.iter().map(|(_, l)| l).collect();
     assert_eq!(
         rest,
         ["{\"type\":\"noted\",\"payload\":\"newest\"}"],
@@ -217,7 +218,7 @@ fn a_resumed_session_is_followed_after_its_copy() {
     let new_line = r#"{"parentUuid":null,"isSidechain":false,"type":"user","sessionId":"b4dcf65c-8a8f-4be8-80c2-fcebbda55946","message":{"role":"user","content":"after the resume"},"uuid":"0a0a0a0a-new","timestamp":"2026-01-20T05:00:00.000Z"}"#;
     append(&resumed, &format!("{new_line}\n"));
     child.wait().unwrap();
-    let read: Vec<String> = rx.try_iter().map(|(_, l)| l).collect();
+    let read: Vec<String> = rx.iter().map(|(_, l)| l).collect();
     assert_eq!(read, [new_line], "the new line, and nothing else");
 }
 
@@ -307,7 +308,7 @@ fn a_sub_agent_that_starts_is_followed_then_its_session() {
     std::thread::sleep(Duration::from_millis(300));
     append(&session, &format!("{back}\n"));
     child.wait().unwrap();
-    read.extend(rx.try_iter().map(|(_, l)| l));
+    read.extend(rx.iter().map(|(_, l)| l));
     let mut want = sub_lines.clone();
     want.push(back.to_string());
     assert_eq!(
