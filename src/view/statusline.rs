@@ -37,9 +37,22 @@ pub(crate) const DEFAULT_FORMAT: &str =
 pub struct StatusInput {
     pub session_id: Option<String>,
     pub transcript_path: Option<PathBuf>,
+    #[serde(deserialize_with = "null_as_default")]
     pub model: Model,
+    #[serde(deserialize_with = "null_as_default")]
     pub context_window: ContextWindow,
+    #[serde(deserialize_with = "null_as_default")]
     pub rate_limits: RateLimits,
+}
+
+/// A `null` read as the field left out: Claude Code writes `null` where it has nothing
+/// (no rate limits before the first answer), and the line must still be written.
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -191,3 +191,22 @@ fn a_malformed_input_gets_one_line_and_a_failure() {
         assert!(err.starts_with("cursor-stream: statusline: "), "{err}");
     }
 }
+
+/// A `null` where an object is (Claude Code's `rate_limits` before the first answer, a
+/// `context_window` or `model` it has not yet): the line is written, as without the key.
+#[test]
+fn a_null_field_is_a_field_left_out() {
+    let home = tempfile::tempdir().unwrap();
+    let (_, without, _) = statusline(home.path(), &[], r#"{"model":{"id":"claude-opus-4-5"}}"#);
+    for input in [
+        r#"{"model":{"id":"claude-opus-4-5"},"rate_limits":null}"#,
+        r#"{"model":{"id":"claude-opus-4-5"},"context_window":null,"rate_limits":null}"#,
+    ] {
+        let (code, out, err) = statusline(home.path(), &[], input);
+        assert_eq!((code, err.as_str()), (0, ""), "{input}");
+        assert_eq!(out, without, "{input}");
+    }
+    let (code, out, err) = statusline(home.path(), &[], r#"{"model":null}"#);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(!out.is_empty());
+}
