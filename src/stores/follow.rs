@@ -4,7 +4,7 @@
 //!
 //! No line is read twice: a log followed before and written since (a session that goes on
 //! after the sub-agent it started wrote its own log) is gone back to from where it was left;
-//! a log that was there before the one followed was opened, and was not followed (another
+//! a log that was there before the first one followed was opened, and was not followed (another
 //! terminal's session), is not moved to: it would be read from its start.
 //!
 //! Only logs of lines are followed (every agent's `.jsonl`; not a `.jsonl.zst`, Gemini's
@@ -72,7 +72,9 @@ fn parts_of(agents: &[Agent], session: &Path) -> Vec<PathBuf> {
 /// What has been followed, for the choice of the next log.
 #[derive(Default)]
 struct Seen {
-    /// The logs there were when the last one followed was opened (none before the first).
+    /// The logs there were when the first one followed was opened, and the parts its
+    /// sessions had when each was first opened (none before the first). A log that comes
+    /// later stays new until it is followed: sub-agents started at once are followed each.
     known: Option<HashSet<PathBuf>>,
     /// The logs followed, each with where its reading got to (see [`Left`]).
     left: HashMap<PathBuf, Left>,
@@ -124,7 +126,9 @@ pub(crate) fn sessions(agents: Vec<Agent>, follow: Follow) -> impl Iterator<Item
             let logs = candidates(&agents, &s);
             match s.next(&logs, None) {
                 Some((log, from)) => {
-                    s.known = Some(logs.into_iter().map(|((p, _), _)| p).collect());
+                    if s.known.is_none() {
+                        s.known = Some(logs.into_iter().map(|((p, _), _)| p).collect());
+                    }
                     drop(s);
                     return Some(open(&agents, log.0, from, &seen, &follow));
                 }
