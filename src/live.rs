@@ -10,7 +10,9 @@
 //! start. The time shown moves on by itself too: every ten seconds the report is made again
 //! from the calls held (a block's time left, which one is active), nothing read.
 
+use std::collections::HashSet;
 use std::io::{self, Write};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
@@ -68,19 +70,65 @@ pub(crate) fn run<V: View + Clone>(
     spec: &Watched,
 ) -> anyhow::Result<ExitStatus> {
     let (tx, rx) = mpsc::channel();
-    let mut watcher = notify::recommended_watcher(move |event| {
+    let watcher = notify::recommended_watcher(move |event| {
         let _ = tx.send(event);
     })?;
-    for root in spec.roots() {
-        use notify::Watcher;
-        watcher.watch(&root, notify::RecursiveMode::Recursive)?;
-    }
+    let mut watch = Watch {
+        watcher,
+        on: HashSet::new(),
+    };
+    watch.update(spec)?;
     let mut logs: Vec<Log<V>> = Vec::new();
     refresh(config, &views.shown, spec, &mut logs);
+    let mut changes = Changes { rx, watch };
     if config.out_is_terminal {
-        on_terminal(config, views, spec, &mut logs, &rx)
+        on_terminal(config, views, spec, &mut logs, &mut changes)
     } else {
-        snapshots(config, views, spec, &mut logs, &rx)
+        snapshots(config, views, spec, &mut logs, &mut changes)
+    }
+}
+
+/// The watcher, and the folders it watches: an agent's folder that is not there yet (no
+/// session written since it was installed) is waited for, by watching the nearest folder
+/// above it that is.
+struct Watch {
+    watcher: notify::RecommendedWatcher,
+    on: HashSet<PathBuf>,
+}
+
+impl Watch {
+    /// Watches each of the folders `spec` names that is there, and above each that is not.
+    fn update(&mut self, spec: &Watched) -> notify::Result<()> {
+        use notify::{RecursiveMode, Watcher};
+        for root in spec.roots() {
+            let (dir, mode) = if root.is_dir() {
+                (root, RecursiveMode::Recursive)
+            } else {
+                match root.ancestors().skip(1).find(|a| a.is_dir()) {
+                    Some(above) => (above.to_path_buf(), RecursiveMode::NonRecursive),
+                    None => continue,
+                }
+            };
+            if !self.on.contains(&dir) {
+                self.watcher.watch(&dir, mode)?;
+                self.on.insert(dir);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The changes to the logs, as the watcher tells them.
+struct Changes {
+    rx: mpsc::Receiver<notify::Result<notify::Event>>,
+    watch: Watch,
+}
+
+impl Changes {
+    /// After a change: the folders that came since watched too (a failure to watch one
+    /// leaves the report as it is: it is tried again at the next change).
+    fn changed(&mut self, spec: &Watched) {
+        let _ = self.watch.update(spec);
     }
 }
 
@@ -195,13 +243,14 @@ fn snapshots<V: View + Clone>(
     views: &Views<V>,
     spec: &Watched,
     logs: &mut Vec<Log<V>>,
-    rx: &mpsc::Receiver<notify::Result<notify::Event>>,
+    changes: &mut Changes,
 ) -> anyhow::Result<ExitStatus> {
     let mut out = io::stdout().lock();
-    let mut last = String::new();
+    // None: the first snapshot is written, whatever it holds (no rows yet too).
+    let mut last: Option<String> = None;
     loop {
         let rows = report(&views.json, logs, quiet_mode());
-        if rows != last {
+        if last.as_ref() != Some(&rows) {
             let at = jiff::Timestamp::now()
                 .strftime("%Y-%m-%dT%H:%M:%SZ")
                 .to_string();
@@ -217,10 +266,11 @@ fn snapshots<V: View + Clone>(
                 // A closed stdout ends quietly.
                 return Ok(ExitStatus::SUCCESS);
             }
-            last = rows;
+            last = Some(rows);
         }
-        match wait(rx, Instant::now() + TICK) {
+        match wait(&changes.rx, Instant::now() + TICK) {
             Some(true) => {
+                changes.changed(spec);
                 refresh(config, &views.shown, spec, logs);
             }
             Some(false) => {}
@@ -305,7 +355,7 @@ fn on_terminal<V: View + Clone>(
     views: &Views<V>,
     spec: &Watched,
     logs: &mut Vec<Log<V>>,
-    rx: &mpsc::Receiver<notify::Result<notify::Event>>,
+    changes: &mut Changes,
 ) -> anyhow::Result<ExitStatus> {
     let _screen = Screen::enter()?;
     let shown = &views.shown;
@@ -321,10 +371,11 @@ fn on_terminal<V: View + Clone>(
                 draw(shown, logs, config)?;
             }
         }
-        match rx.try_recv() {
+        match changes.rx.try_recv() {
             Ok(_) => {
                 std::thread::sleep(SETTLE);
-                while rx.try_recv().is_ok() {}
+                while changes.rx.try_recv().is_ok() {}
+                changes.changed(spec);
                 refresh(config, shown, spec, logs);
                 draw(shown, logs, config)?;
             }

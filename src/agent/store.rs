@@ -73,7 +73,7 @@ pub(crate) trait Store: Sync {
     fn logs(&self) -> Vec<Found>;
 
     /// The folders its logs are under, for a watcher (`--live`): a change below one may be
-    /// a log's. Those that do not exist yet are left out.
+    /// a log's. Whether they exist yet or not (the watcher waits for them).
     fn roots(&self) -> Vec<PathBuf>;
 
     /// Whether `log` was written in `dir` or below it (`--project`): by the `cwd` its

@@ -25,7 +25,8 @@ impl Watched {
         inputs
     }
 
-    /// The folders to watch: the agents' own, and those of the files named.
+    /// The folders to watch: the agents' own (whether they are there yet or not), and
+    /// those of the files named.
     pub(crate) fn roots(&self) -> Vec<PathBuf> {
         let mut roots: Vec<PathBuf> = self
             .agents
@@ -39,7 +40,6 @@ impl Watched {
                 roots.push(dir.to_path_buf());
             }
         }
-        roots.retain(|r| r.is_dir());
         roots.sort();
         roots.dedup();
         roots

@@ -221,3 +221,38 @@ fn sessions_live_adds_a_session_when_its_log_is_written() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// A home where the agent has written nothing yet: the first snapshot at the start, with no
+/// rows, then the first log once its folders are made.
+#[test]
+fn an_agent_folder_made_after_the_start_is_watched() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["usage", "daily", "--live", "--from", "codex"]);
+    in_home(&mut cmd, home.path());
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let next = || -> Value {
+        let line = rx.recv_timeout(Duration::from_secs(10));
+        serde_json::from_str(&line.expect("a snapshot within 10 s")).unwrap()
+    };
+    let first = next();
+    assert_eq!(first["rows"], serde_json::json!([]), "{first}");
+    add_rollout(home.path(), "0.58-token-info-null", 1);
+    let then = next();
+    assert_eq!(then["rows"][0]["date"], "2025-11-17", "{then}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

@@ -22,7 +22,7 @@ pub(crate) struct ClaudeStore;
 
 impl Store for ClaudeStore {
     fn roots(&self) -> Vec<PathBuf> {
-        projects_dirs()
+        projects_dirs_wanted()
     }
 
     fn logs(&self) -> Vec<Found> {
@@ -163,6 +163,18 @@ fn first_session_id(path: &Path) -> Option<String> {
 /// The `projects/` folders, each once (the same folder named twice, by a link or in the
 /// list, is read once).
 fn projects_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for dir in projects_dirs_wanted() {
+        let canonical = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
+        if dir.is_dir() && !dirs.iter().any(|(c, _)| *c == canonical) {
+            dirs.push((canonical, dir));
+        }
+    }
+    dirs.into_iter().map(|(_, d)| d).collect()
+}
+
+/// Where the `projects/` folders are, whether they exist yet or not.
+fn projects_dirs_wanted() -> Vec<PathBuf> {
     let roots: Vec<PathBuf> = match std::env::var("CLAUDE_CONFIG_DIR") {
         Ok(list) if !list.trim().is_empty() => list
             .split(',')
@@ -179,19 +191,16 @@ fn projects_dirs() -> Vec<PathBuf> {
                 .collect()
         }
     };
-    let mut dirs: Vec<(PathBuf, PathBuf)> = Vec::new();
-    for root in roots {
-        let dir = if root.file_name().is_some_and(|n| n == "projects") {
-            root
-        } else {
-            root.join("projects")
-        };
-        let canonical = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
-        if dir.is_dir() && !dirs.iter().any(|(c, _)| *c == canonical) {
-            dirs.push((canonical, dir));
-        }
-    }
-    dirs.into_iter().map(|(_, d)| d).collect()
+    roots
+        .into_iter()
+        .map(|root| {
+            if root.file_name().is_some_and(|n| n == "projects") {
+                root
+            } else {
+                root.join("projects")
+            }
+        })
+        .collect()
 }
 
 /// Claude Code copies a session's conversation into a new log when it is resumed (older
