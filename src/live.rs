@@ -13,6 +13,7 @@
 use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
@@ -69,6 +70,12 @@ pub(crate) fn run<V: View + Clone>(
     views: &Views<V>,
     spec: &Watched,
 ) -> anyhow::Result<ExitStatus> {
+    // Before the watcher's thread starts: it inherits the signals blocked.
+    let stop = if config.out_is_terminal {
+        stop_signals()
+    } else {
+        Arc::default()
+    };
     let (tx, rx) = mpsc::channel();
     let watcher = notify::recommended_watcher(move |event| {
         let _ = tx.send(event);
@@ -80,7 +87,7 @@ pub(crate) fn run<V: View + Clone>(
     watch.update(spec)?;
     let mut logs: Vec<Log<V>> = Vec::new();
     refresh(config, &views.shown, spec, &mut logs);
-    let mut changes = Changes { rx, watch };
+    let mut changes = Changes { rx, watch, stop };
     if config.out_is_terminal {
         on_terminal(config, views, spec, &mut logs, &mut changes)
     } else {
@@ -118,10 +125,39 @@ impl Watch {
     }
 }
 
-/// The changes to the logs, as the watcher tells them.
+/// The changes to the logs, as the watcher tells them; and the signal that ends the view
+/// on a terminal, when one came.
 struct Changes {
     rx: mpsc::Receiver<notify::Result<notify::Event>>,
     watch: Watch,
+    stop: Arc<AtomicU8>,
+}
+
+/// SIGTERM and SIGHUP (a `kill`, the terminal closed) end the view on a terminal as `q`
+/// does, the terminal given back (their default would leave it in raw mode on the
+/// alternate screen): blocked in this thread and those it starts after, and waited for by
+/// a thread of their own, which notes the exit status they give (128 + the signal).
+#[cfg(unix)]
+fn stop_signals() -> Arc<AtomicU8> {
+    use nix::sys::signal::{SigSet, Signal};
+    let stop = Arc::new(AtomicU8::new(0));
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGTERM);
+    set.add(Signal::SIGHUP);
+    if set.thread_block().is_ok() {
+        let noted = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            if let Ok(signal) = set.wait() {
+                noted.store(128 + signal as u8, Ordering::Relaxed);
+            }
+        });
+    }
+    stop
+}
+
+#[cfg(not(unix))]
+fn stop_signals() -> Arc<AtomicU8> {
+    Arc::default()
 }
 
 impl Changes {
@@ -362,6 +398,10 @@ fn on_terminal<V: View + Clone>(
     draw(shown, logs, config)?;
     let mut next_tick = Instant::now() + TICK;
     loop {
+        let signalled = changes.stop.load(Ordering::Relaxed);
+        if signalled != 0 {
+            return Ok(ExitStatus(signalled));
+        }
         if crossterm::event::poll(Duration::from_millis(100))? {
             let event = crossterm::event::read()?;
             if quits(&event) {

@@ -149,6 +149,46 @@ fn the_report_is_redrawn_in_a_real_terminal_and_q_gives_it_back() {
         tmux.screen()
     );
     assert!(tmux.screen().contains("before"));
+
+    // SIGTERM (a `kill`): the terminal given back as well, the status 128 + 15, and the
+    // terminal's modes as they were (raw mode left: lines edited and echoed again).
+    let tmux = Tmux {
+        socket: format!("cs-live-{}-term", std::process::id()),
+    };
+    tmux.start(&command.replace(
+        "echo EXITED $?;",
+        "echo EXITED $?; stty -a | tr ' ' '\\n' | grep -x -e -icanon -e icanon;",
+    ));
+    assert!(
+        tmux.wait_for("q quits", Duration::from_secs(10)).is_some(),
+        "{}",
+        tmux.screen()
+    );
+    // The pane's shell's child, by /proc (Linux, as tmux here), killed by sh's builtin.
+    let shell = tmux.run(&["display", "-p", "-t", "live", "#{pane_pid}"]);
+    let shell = shell.trim();
+    let children = format!("/proc/{shell}/task/{shell}/children");
+    let pid = std::fs::read_to_string(&children).unwrap();
+    assert!(!pid.trim().is_empty(), "the command's process");
+    let killed = Command::new("sh")
+        .args(["-c", &format!("kill -TERM {}", pid.trim())])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert!(
+        tmux.wait_for("EXITED 143", Duration::from_secs(5))
+            .is_some(),
+        "{}",
+        tmux.screen()
+    );
+    // stty's answer, after.
+    tmux.wait_for("icanon", Duration::from_secs(5));
+    let screen = tmux.screen();
+    assert!(screen.contains("before"), "{screen}");
+    assert!(
+        screen.lines().any(|l| l.trim() == "icanon"),
+        "canonical mode is back: {screen}"
+    );
 }
 
 /// Not on a terminal: `{"at", "rows"}` at the start, and again when a log is written.
