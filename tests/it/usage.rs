@@ -676,3 +676,53 @@ fn blocks_carry_the_limits_the_agents_recorded() {
     let (code, _, err) = cs(&["usage", "blocks", "--html"], home.path());
     assert_eq!(code, 2, "{err}");
 }
+
+/// The table's per-hour tokens are `--json`'s `tokens_per_hour`, rounded alike (ended
+/// blocks: the figures do not move with the clock between the two runs).
+#[test]
+fn blocks_table_and_json_agree_on_the_rate() {
+    let home = tempfile::tempdir().unwrap();
+    for (version, day) in [
+        ("0.58-token-info-null", 1),
+        ("0.117-archived-task-events", 2),
+    ] {
+        let file = crate::home::codex_fixture(version);
+        std::fs::copy(
+            &file,
+            crate::home::codex_session_path(home.path(), &file, day),
+        )
+        .unwrap();
+    }
+    let (code, json, err) = cs(
+        &["usage", "blocks", "--from", "codex", "--json"],
+        home.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let (_, table, _) = cs(&["usage", "blocks", "--from", "codex"], home.path());
+    let rates: Vec<String> = rows(&json)
+        .iter()
+        // A block of one call has no rate (null, `-`).
+        .filter_map(|b| b["tokens_per_hour"].as_u64())
+        .map(|r| {
+            let digits = r.to_string();
+            // The table's thousands: 16,993,143.
+            let mut out = String::new();
+            for (i, c) in digits.chars().enumerate() {
+                if i > 0 && (digits.len() - i) % 3 == 0 {
+                    out.push(',');
+                }
+                out.push(c);
+            }
+            out
+        })
+        .collect();
+    assert!(!rates.is_empty());
+    for rate in &rates {
+        assert!(
+            table
+                .lines()
+                .any(|l| l.split_whitespace().any(|cell| cell == rate)),
+            "{rate} in\n{table}"
+        );
+    }
+}

@@ -284,8 +284,8 @@ pub(crate) fn write(
         let mark = if b.active(now_ms) { " ●" } else { "" };
         let at_end = match (b.active(now_ms), projected) {
             (true, Some(t)) => match projected_cost {
-                Some(c) => format!("{} ${c:.2}", words::thousands(t as u64)),
-                None => words::thousands(t as u64),
+                Some(c) => format!("{} ${c:.2}", words::thousands(t.round() as u64)),
+                None => words::thousands(t.round() as u64),
             },
             _ => "-".to_string(),
         };
@@ -295,7 +295,8 @@ pub(crate) fn write(
             b.calls.to_string(),
             words::thousands(b.sums.total()),
             cost_cell(&b.sums),
-            rate.map_or("-".to_string(), |r| words::thousands(r as u64)),
+            // Rounded as in --json.
+            rate.map_or("-".to_string(), |r| words::thousands(r.round() as u64)),
             at_end,
             limits_cell(b, opts),
         ]);
