@@ -229,7 +229,13 @@ fn read_followed(config: &Config, plan: &crate::config::FollowPlan) -> anyhow::R
     let inputs = config.inputs.iter().map(|i| {
         let opened = match i {
             input::Input::Path(path) => {
-                crate::input::follow::Followed::open(path, plan.follow.clone())
+                if !path.exists() {
+                    eprintln!(
+                        "cursor-stream: note: {} is not there yet: waiting for it",
+                        path.display()
+                    );
+                }
+                crate::input::follow::Followed::wait_for(path, plan.follow.clone())
                     .map(|f| (Box::new(f) as Box<dyn io::Read + Send>, None))
             }
             other => crate::stores::open::open(other).map(Opened::into_read),

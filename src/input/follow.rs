@@ -99,6 +99,23 @@ impl Followed {
         Followed::open_at(path, (1, 0), follow)
     }
 
+    /// Follows the file at `path` once it is there, as `tail -F` waits for a file not yet
+    /// made (an agent about to write its log); with `--idle`, not longer than that.
+    pub(crate) fn wait_for(path: &Path, follow: Follow) -> io::Result<Followed> {
+        let since = Instant::now();
+        loop {
+            match Followed::open(path, follow.clone()) {
+                Err(e)
+                    if e.kind() == io::ErrorKind::NotFound
+                        && !follow.idle.is_some_and(|idle| since.elapsed() >= idle) =>
+                {
+                    std::thread::sleep(POLL);
+                }
+                opened => return opened,
+            }
+        }
+    }
+
     /// Follows the file at `path` from line `line` (its number and offset) on: a resumed
     /// session's log after its copy of the one it resumed, a log followed before from where
     /// it was left. Cut or replaced, it is read from its start again.

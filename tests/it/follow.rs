@@ -316,3 +316,31 @@ fn sub_agents_that_start_are_followed_then_their_session() {
         "both sub-agents' lines and the session's new one, once"
     );
 }
+
+/// A file not made yet is waited for, as `tail -F` does (an agent about to write it): a
+/// note says so, then its lines are read as they come; the same text as without --follow.
+#[test]
+fn a_file_not_there_yet_is_waited_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("run.ndjson");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/session.ndjson");
+    let child = Command::new(BIN)
+        .args(["text", "--follow", "--idle", "2s"])
+        .arg(&log)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    std::fs::copy(&example, &log).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is not there yet: waiting for it"), "{err}");
+    let once = Command::new(BIN)
+        .arg("text")
+        .arg(&example)
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, once.stdout);
+    assert_eq!(out.status.code(), once.status.code(), "{err}");
+}
