@@ -107,7 +107,7 @@ impl Followed {
             match Followed::open(path, follow.clone()) {
                 Err(e)
                     if e.kind() == io::ErrorKind::NotFound
-                        && !follow.idle.is_some_and(|idle| since.elapsed() >= idle) =>
+                        && follow.idle.is_none_or(|idle| since.elapsed() < idle) =>
                 {
                     std::thread::sleep(POLL);
                 }
