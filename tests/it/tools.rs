@@ -539,3 +539,40 @@ fn a_call_whose_result_is_not_an_object_is_listed_with_it() {
     let progress = run(&["progress"]);
     assert!(progress.contains("3 tools"), "{progress}");
 }
+
+/// A user's "No" at Claude Code's prompt, as its session logs keep it (the tool's result
+/// "The user doesn't want to proceed…", `toolUseResult` "User rejected tool use"): the
+/// call was rejected, not failed, in both releases that show it.
+#[test]
+fn a_users_no_in_a_claude_log_is_a_rejection() {
+    for (version, tool) in [
+        ("2.1.41-agent-progress", "Task"),
+        ("2.0.76-synthetic-no-response", "Edit"),
+    ] {
+        let home = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/history/claude")
+            .join(version)
+            .join("home");
+        let out = crate::home::in_home(&mut StdCommand::new(BIN), &home)
+            .args(["tools", "--from", "claude", "--json"])
+            .output()
+            .unwrap();
+        let calls: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let said_no: Vec<&Value> = calls
+            .iter()
+            .filter(|c| {
+                c["result"]
+                    .as_str()
+                    .is_some_and(|e| e.starts_with("The user doesn't want to proceed"))
+            })
+            .collect();
+        assert!(!said_no.is_empty(), "{version}: {calls:?}");
+        for call in said_no {
+            assert_eq!(call["status"], "rejected", "{version}: {call}");
+            assert_eq!(call["tool"], tool, "{version}: {call}");
+        }
+    }
+}

@@ -623,10 +623,13 @@ fn unstreamed<'t>(streamed: &mut Digest, text: &'t [u8]) -> &'t [u8] {
 }
 
 /// The text a permission refusal leaves as the tool's result, when no event said so
-/// (Claude without `system/permission_denied`, Qwen).
+/// (Claude without `system/permission_denied`, Qwen); and the one a user's "No" at
+/// Claude Code's prompt leaves in its session log (`toolUseResult` "User rejected tool
+/// use": 2.0.76, 2.1.41 fixtures).
 fn is_denial(error: &str) -> bool {
     error.starts_with("Claude requested permissions to")
         || error.starts_with("Qwen Code requires permission to")
+        || error.starts_with("The user doesn't want to proceed with this tool use")
 }
 
 /// What a tool call did, from its error text and the `tool_use_result` beside.
