@@ -199,7 +199,8 @@ fn read_live(
                 SessionsView::new(SessionsOptions {
                     json: json || opts.json,
                 })
-            });
+            })
+            .newest_first();
             crate::live::run(config, &views, spec)
         }
         _ => anyhow::bail!("--live is for usage and sessions"),

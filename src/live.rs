@@ -10,6 +10,7 @@
 //! start. The time shown moves on by itself too: every ten seconds the report is made again
 //! from the calls held (a block's time left, which one is active), nothing read.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -43,6 +44,9 @@ struct Log<V> {
 pub(crate) struct Views<V> {
     pub shown: V,
     pub json: V,
+    /// Whether the report's newest rows are at its top (the sessions), else at its end
+    /// (the reports by time): which end is kept when it is taller than the terminal.
+    pub newest_first: bool,
 }
 
 impl<V> Views<V> {
@@ -51,7 +55,40 @@ impl<V> Views<V> {
         Views {
             shown: make(false),
             json: make(true),
+            newest_first: false,
         }
+    }
+
+    /// With its newest rows at the top.
+    pub(crate) fn newest_first(self) -> Views<V> {
+        Views {
+            newest_first: true,
+            ..self
+        }
+    }
+}
+
+/// The report's lines that fit `height` rows of a terminal, with the footer's two: all
+/// when they fit; else its top (`newest_first`) or its header line and its end, with a
+/// line saying how many are left out — the newest rows are never the ones cut.
+fn fit_height<'t>(lines: &[&'t str], height: usize, newest_first: bool) -> Vec<Cow<'t, str>> {
+    let room = height.saturating_sub(2).max(3);
+    if lines.len() <= room {
+        return lines.iter().map(|l| Cow::Borrowed(*l)).collect();
+    }
+    let cut = lines.len() - (room - 1);
+    if newest_first {
+        let mut kept: Vec<Cow<str>> = lines[..room - 1]
+            .iter()
+            .map(|l| Cow::Borrowed(*l))
+            .collect();
+        kept.push(Cow::Owned(format!("… {cut} more lines below")));
+        kept
+    } else {
+        let mut kept = vec![Cow::Borrowed(lines[0])];
+        kept.push(Cow::Owned(format!("… {cut} more lines above")));
+        kept.extend(lines[cut + 1..].iter().map(|l| Cow::Borrowed(*l)));
+        kept
     }
 }
 
@@ -354,11 +391,11 @@ fn quits(event: &crossterm::event::Event) -> bool {
 }
 
 /// The report's text on the alternate screen, from its top.
-fn draw<V: View + Clone>(template: &V, logs: &[Log<V>], config: &Config) -> io::Result<()> {
-    // (A terminal that says no size, 0: as wide as most.)
-    let width = match crossterm::terminal::size() {
-        Ok((w, _)) if w > 0 => usize::from(w),
-        _ => 80,
+fn draw<V: View + Clone>(views: &Views<V>, logs: &[Log<V>], config: &Config) -> io::Result<()> {
+    // (A terminal that says no size, 0: as most are.)
+    let (width, height) = match crossterm::terminal::size() {
+        Ok((w, h)) if w > 0 && h > 0 => (usize::from(w), usize::from(h)),
+        _ => (80, 24),
     };
     let mode = OutputMode {
         out_is_terminal: true,
@@ -369,7 +406,8 @@ fn draw<V: View + Clone>(template: &V, logs: &[Log<V>], config: &Config) -> io::
         out_width: Some(width),
         err_width: None,
     };
-    let text = report(template, logs, mode);
+    let text = report(&views.shown, logs, mode);
+    let lines: Vec<&str> = text.lines().collect();
     let at = jiff::Zoned::now().strftime("%H:%M:%S").to_string();
     let mut out = io::stdout().lock();
     crossterm::queue!(
@@ -377,7 +415,7 @@ fn draw<V: View + Clone>(template: &V, logs: &[Log<V>], config: &Config) -> io::
         crossterm::cursor::MoveTo(0, 0),
         crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
     )?;
-    for line in text.lines() {
+    for line in fit_height(&lines, height, views.newest_first) {
         // Raw mode: a line feed does not return the carriage.
         write!(out, "{line}\r\n")?;
     }
@@ -395,7 +433,7 @@ fn on_terminal<V: View + Clone>(
 ) -> anyhow::Result<ExitStatus> {
     let _screen = Screen::enter()?;
     let shown = &views.shown;
-    draw(shown, logs, config)?;
+    draw(views, logs, config)?;
     let mut next_tick = Instant::now() + TICK;
     loop {
         let signalled = changes.stop.load(Ordering::Relaxed);
@@ -408,7 +446,7 @@ fn on_terminal<V: View + Clone>(
                 return Ok(ExitStatus::SUCCESS);
             }
             if matches!(event, crossterm::event::Event::Resize(..)) {
-                draw(shown, logs, config)?;
+                draw(views, logs, config)?;
             }
         }
         match changes.rx.try_recv() {
@@ -417,14 +455,39 @@ fn on_terminal<V: View + Clone>(
                 while changes.rx.try_recv().is_ok() {}
                 changes.changed(spec);
                 refresh(config, shown, spec, logs);
-                draw(shown, logs, config)?;
+                draw(views, logs, config)?;
             }
             Err(mpsc::TryRecvError::Disconnected) => return Ok(ExitStatus::SUCCESS),
             Err(mpsc::TryRecvError::Empty) if Instant::now() >= next_tick => {
                 next_tick = Instant::now() + TICK;
-                draw(shown, logs, config)?;
+                draw(views, logs, config)?;
             }
             Err(mpsc::TryRecvError::Empty) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit_height;
+
+    #[test]
+    fn a_report_taller_than_the_terminal_keeps_its_newest_rows() {
+        let lines: Vec<String> = (0..30).map(|i| format!("line {i}")).collect();
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        // Fits: all of it.
+        assert_eq!(fit_height(&lines, 40, false).len(), 30);
+        // By time: the header, what is cut, and the end (the newest), in 10 - 2 rows.
+        let end = fit_height(&lines, 10, false);
+        assert_eq!(end.len(), 8);
+        assert_eq!(end[0], "line 0");
+        assert_eq!(end[1], "… 23 more lines above");
+        assert_eq!(end[2], "line 24");
+        assert_eq!(end[7], "line 29");
+        // Newest first: the top, then what is cut.
+        let top = fit_height(&lines, 10, true);
+        assert_eq!(top.len(), 8);
+        assert_eq!(top[6], "line 6");
+        assert_eq!(top[7], "… 23 more lines below");
     }
 }
