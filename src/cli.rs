@@ -622,6 +622,7 @@ pub(crate) struct StatsArgs {
 #[derive(Debug, Args)]
 #[command(mut_arg("files", |a| a.help(EVERY_STORE_FILES)))]
 #[command(mut_arg("since", |a| a.help(USAGE_SINCE)))]
+#[command(mut_arg("until", |a| a.help(USAGE_UNTIL)))]
 pub(crate) struct UsageArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -752,8 +753,11 @@ const EVERY_STORE_FILES: &str = "Files to read, in order: agents' streams, their
 reads stdin. With no file and no --from, every agent's session logs are read";
 
 /// `usage`'s `--since`, read in its `--timezone`.
-const USAGE_SINCE: &str = "Only sessions active since WHEN: a time ago (2d, 12h, 1w), a day \
+const USAGE_SINCE: &str = "Only the calls made since WHEN: a time ago (2d, 12h, 1w), a day \
 (2026-11-20) or a moment (2026-11-20T14:00), in --timezone (by default the local one)";
+
+/// `usage`'s `--until`: it counts calls, not sessions.
+const USAGE_UNTIL: &str = "Only the calls made until WHEN (a day includes all of it)";
 
 #[derive(Debug, Args)]
 #[command(mut_arg("files", |a| a.help(EVERY_STORE_FILES)))]
