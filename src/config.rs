@@ -263,6 +263,18 @@ fn run_view(a: RunArgs) -> (ViewChoice, RunOptions) {
 /// and the logs written in the last 24 hours, the session's transcript among them.
 fn statusline_view(a: crate::cli::StatuslineArgs) -> (ViewChoice, Vec<Input>) {
     use std::io::Read;
+    let unknown = a
+        .format
+        .as_deref()
+        .and_then(crate::view::statusline::unknown_field);
+    if let Some(name) = unknown {
+        usage_error(format!(
+            "statusline: --format names {{{name}}}, which is no field: the fields are {}",
+            crate::view::statusline::FIELDS
+                .map(|f| format!("{{{f}}}"))
+                .join(", ")
+        ));
+    }
     let mut text = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut text) {
         usage_error(format!("statusline: reading stdin: {e}"));

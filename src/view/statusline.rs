@@ -31,6 +31,32 @@ use crate::view::{Ctx, View};
 pub(crate) const DEFAULT_FORMAT: &str =
     "{model} · {session_cost} {session_tokens} · today {today_cost} · {block} · ctx {context}";
 
+/// The fields `--format` may name.
+pub(crate) const FIELDS: [&str; 6] = [
+    "model",
+    "session_cost",
+    "session_tokens",
+    "today_cost",
+    "block",
+    "context",
+];
+
+/// The first `{name}` in `format` that is no field, if one is (it would be printed as
+/// written: a typo the user would not be told of).
+pub(crate) fn unknown_field(format: &str) -> Option<&str> {
+    let mut rest = format;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else { break };
+        let name = &after[..close];
+        if !FIELDS.contains(&name) {
+            return Some(name);
+        }
+        rest = &after[close + 1..];
+    }
+    None
+}
+
 /// What Claude Code hands the command, as far as the line uses it.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]

@@ -210,3 +210,22 @@ fn a_null_field_is_a_field_left_out() {
     assert_eq!((code, err.as_str()), (0, ""));
     assert!(!out.is_empty());
 }
+
+/// `--format`: every field the help names is filled in; a name that is no field is refused
+/// (it would be printed as typed), with the fields listed.
+#[test]
+fn format_fills_every_field_and_refuses_an_unknown_one() {
+    let home = tempfile::tempdir().unwrap();
+    let all = "{model}|{session_cost}|{session_tokens}|{today_cost}|{block}|{context}";
+    let (code, out, err) = statusline(home.path(), &["--format", all], "{}");
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains('{'), "{out}");
+    assert_eq!(out.trim_end().split('|').count(), 6, "{out}");
+    let (code, out, err) = statusline(home.path(), &["--format", "{model} {bogus}"], "{}");
+    assert_eq!(code, 2);
+    assert_eq!(out, "");
+    assert!(
+        err.contains("{bogus}") && err.contains("{session_cost}"),
+        "{err}"
+    );
+}
