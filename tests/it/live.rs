@@ -75,12 +75,27 @@ impl Drop for Tmux {
     }
 }
 
+/// The shell command a pane runs: a line before, the live report of `home`, its status.
+fn live_in_pane(home: &Path) -> String {
+    format!(
+        "printf 'before\\n'; env -u CODEX_HOME HOME={} TZ=UTC NO_COLOR=1 {BIN} usage daily --live --from codex; echo EXITED $?; sleep 60",
+        home.display()
+    )
+}
+
+fn have_tmux() -> bool {
+    let have = Command::new("tmux").arg("-V").output().is_ok();
+    if !have {
+        crate::prerequisite::missing("tmux is not installed");
+    }
+    have
+}
+
 /// In tmux: the daily table drawn, a day added within a second of a new log being written,
-/// `q` (and Ctrl-C) quits with status 0 and the shell's screen is back, the table gone.
+/// `q` quits with status 0 and the shell's screen is back, the table gone.
 #[test]
 fn the_report_is_redrawn_in_a_real_terminal_and_q_gives_it_back() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        crate::prerequisite::missing("tmux is not installed");
+    if !have_tmux() {
         return;
     }
     let home = tempfile::tempdir().unwrap();
@@ -88,10 +103,7 @@ fn the_report_is_redrawn_in_a_real_terminal_and_q_gives_it_back() {
     let tmux = Tmux {
         socket: format!("cs-live-{}", std::process::id()),
     };
-    let command = format!(
-        "printf 'before\\n'; env -u CODEX_HOME HOME={} TZ=UTC NO_COLOR=1 {BIN} usage daily --live --from codex; echo EXITED $?; sleep 60",
-        home.path().display()
-    );
+    let command = live_in_pane(home.path());
     tmux.start(&command);
     assert!(
         tmux.wait_for("2025-11-17", Duration::from_secs(10))
@@ -129,10 +141,19 @@ fn the_report_is_redrawn_in_a_real_terminal_and_q_gives_it_back() {
         !screen.contains("2025-11-17"),
         "the report is gone: {screen}"
     );
+}
 
-    // Ctrl-C too (a key in raw mode, not a signal): the same end. A server of its own:
-    // killing the first session ends its server, and a session started while it exits
-    // can be lost with it.
+/// Ctrl-C (a key in raw mode, not a signal) ends it as `q` does; a SIGTERM gives the
+/// terminal back too. Each in a tmux server of its own: killing a server's last session
+/// ends it, and a session started while it exits can be lost with it.
+#[test]
+fn ctrl_c_and_a_kill_give_the_terminal_back_too() {
+    if !have_tmux() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    add_rollout(home.path(), "0.58-token-info-null", 1);
+    let command = live_in_pane(home.path());
     let tmux = Tmux {
         socket: format!("cs-live-{}-ctrl-c", std::process::id()),
     };
