@@ -60,19 +60,45 @@ fn identity(meta: &std::fs::Metadata) -> Identity {
 /// Says, given the file followed, whether a newer session has started.
 type MovedOn = Box<dyn FnMut(&Path) -> bool + Send>;
 
-/// Where a followed file's reading got to: the number and byte offset of its first line not
-/// yet read whole. Shared, so that whoever opened the file can go on from there later.
+/// How long a cut last line (its writer gone, or slow) holds the reading on its file before
+/// another session may be moved to: the line is then read whole when the file is gone
+/// back to.
+const CUT_LINE_WAIT: Duration = Duration::from_secs(5);
+
+/// Where a followed file's reading got to. Shared, so that whoever opened the file can go
+/// on from there later.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Left(Arc<Mutex<(u64, u64)>>);
+pub(crate) struct Left(Arc<Mutex<LeftAt>>);
+
+#[derive(Debug, Clone, Copy, Default)]
+struct LeftAt {
+    /// The number and byte offset of the first line not read whole.
+    line: (u64, u64),
+    /// How far the bytes were read (past `line` when a cut line was).
+    read_to: u64,
+    /// The file read: another at the path was not.
+    id: Option<Identity>,
+}
 
 impl Left {
-    /// The first line not read whole: its number and offset.
-    pub(crate) fn get(&self) -> (u64, u64) {
+    /// Where to go on reading the file at `path` now, if it has something not read: from
+    /// the first line not read whole; from its start when it was cut or replaced since.
+    pub(crate) fn go_on(&self, path: &Path) -> Option<(u64, u64)> {
+        let at = self.at();
+        let meta = std::fs::metadata(path).ok()?;
+        let replaced = at.id.is_some_and(|id| id != identity(&meta));
+        if replaced || meta.len() < at.line.1 {
+            return (meta.len() > 0).then_some((1, 0));
+        }
+        (meta.len() > at.read_to).then_some(at.line)
+    }
+
+    fn at(&self) -> LeftAt {
         *self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn set(&self, line: (u64, u64)) {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = line;
+    fn set(&self, at: LeftAt) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = at;
     }
 }
 
@@ -124,7 +150,11 @@ impl Followed {
         let id = identity(&file.metadata()?);
         file.seek(SeekFrom::Start(line.1))?;
         let left = Left::default();
-        left.set(line);
+        left.set(LeftAt {
+            line,
+            read_to: line.1,
+            id: Some(id),
+        });
         Ok(Followed {
             path: path.to_path_buf(),
             file,
@@ -177,7 +207,7 @@ impl Followed {
     fn restart(&mut self) {
         self.at = 0;
         self.line = (1, 0);
-        self.left.set(self.line);
+        self.note_left();
     }
 
     /// Counts the lines that `bytes`, just read, end.
@@ -185,9 +215,17 @@ impl Followed {
         if let Some(last) = memchr::memrchr(b'\n', bytes) {
             let ends = memchr::memchr_iter(b'\n', bytes).count() as u64;
             self.line = (self.line.0 + ends, self.at + last as u64 + 1);
-            self.left.set(self.line);
         }
         self.at += bytes.len() as u64;
+        self.note_left();
+    }
+
+    fn note_left(&self) {
+        self.left.set(LeftAt {
+            line: self.line,
+            read_to: self.at,
+            id: Some(self.id),
+        });
     }
 
     /// Whether the reading ends here: idle too long, or another session is to be followed
@@ -200,8 +238,9 @@ impl Followed {
         {
             return true;
         }
+        let between_lines = self.at == self.line.1 || self.last_news.elapsed() >= CUT_LINE_WAIT;
         if self.last_scan.elapsed() >= RESCAN
-            && self.at == self.line.1
+            && between_lines
             && let Some(moved_on) = &mut self.moved_on
         {
             self.last_scan = Instant::now();
@@ -274,12 +313,24 @@ mod tests {
         let left = f.left();
         let mut got = String::new();
         f.read_to_string(&mut got).unwrap();
-        assert_eq!(left.get(), (3, 8), "{got:?}");
-        // Gone back to later, from there.
-        let mut f = Followed::open_at(&path, left.get(), follow(200)).unwrap();
+        // Nothing new: not gone back to (a cut line read is no news).
+        assert_eq!(left.go_on(&path), None, "{got:?}");
+        // Its line ended: gone back to from that line's start, read whole.
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        file.write_all(b"ee\n").unwrap();
+        assert_eq!(left.go_on(&path), Some((3, 8)));
+        let mut f = Followed::open_at(&path, (3, 8), follow(200)).unwrap();
         got.clear();
         f.read_to_string(&mut got).unwrap();
-        assert_eq!(got, "thr");
+        assert_eq!(got, "three\n");
+        // Replaced by a shorter file: from its start.
+        let new = path.with_extension("new");
+        std::fs::write(&new, "x\n").unwrap();
+        std::fs::rename(&new, &path).unwrap();
+        assert_eq!(left.go_on(&path), Some((1, 0)));
     }
 
     #[test]

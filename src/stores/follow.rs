@@ -89,11 +89,7 @@ impl Seen {
             .filter(|((path, _), _)| Some(path.as_path()) != current)
             .filter_map(|(log, at)| {
                 let back = match (&self.known, self.left.get(&log.0)) {
-                    (_, Some(left)) => {
-                        let from = left.get();
-                        let grown = std::fs::metadata(&log.0).is_ok_and(|m| m.len() > from.1);
-                        Some(grown.then_some(from)?)
-                    }
+                    (_, Some(left)) => Some(left.go_on(&log.0)?),
                     (Some(known), None) if known.contains(&log.0) => return None,
                     _ => None,
                 };

@@ -344,3 +344,31 @@ fn a_file_not_there_yet_is_waited_for() {
     assert_eq!(out.stdout, once.stdout);
     assert_eq!(out.status.code(), once.status.code(), "{err}");
 }
+
+/// A session whose last line is cut (its writer gone): `--idle` ends the following, the
+/// cut line read once — it is no news to go back for.
+#[test]
+fn idle_ends_on_a_cut_last_line() {
+    let home = tempfile::tempdir().unwrap();
+    let log = rollout(
+        home.path(),
+        "0.58-token-info-null",
+        1,
+        Duration::from_secs(60),
+    );
+    append(&log, r#"{"type":"noted","payload":"CUT"#);
+    let mut cmd = Command::new(BIN);
+    cmd.args(["events", "--follow", "--from", "codex", "--idle", "1s"]);
+    in_home(&mut cmd, home.path());
+    let (mut child, rx) = watch(&mut cmd);
+    let until = Instant::now() + Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > until {
+            child.kill().unwrap();
+            panic!("--idle 1s did not end it in 10 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let cut = rx.iter().filter(|(_, l)| l.contains("CUT")).count();
+    assert!(cut <= 1, "the cut line {cut} times");
+}
