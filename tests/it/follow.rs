@@ -120,7 +120,8 @@ fn rollout(home: &Path, version: &str, day: u32, age: Duration) -> PathBuf {
 
 /// `--follow --from codex`: the newest session (not the older one), then the session that
 /// starts while it is followed, then the first again from where it was left when it is
-/// written again (a parent after its sub-agent); `--idle` ends it. No line twice.
+/// written again (a parent after its sub-agent), and the older one's new line; `--idle`
+/// ends it. No line twice.
 #[test]
 fn the_newest_session_is_followed_then_the_next() {
     let home = tempfile::tempdir().unwrap();
@@ -166,17 +167,22 @@ fn the_newest_session_is_followed_then_the_next() {
         seen - started
     );
     // The sessions that were there go on: the one followed before is gone back to, from
-    // where it was left; another terminal's, never followed, is not moved to (it would be
-    // read from its start).
+    // where it was left; another terminal's, never followed, from the first line it did not
+    // have when the following began (a Codex session resumed into its own file).
     append(&older, "{\"type\":\"noted\",\"payload\":\"older\"}\n");
     append(&newest, "{\"type\":\"noted\",\"payload\":\"newest\"}\n");
     let status = child.wait().unwrap();
     assert!(status.code().is_some(), "ended by --idle");
     let rest: Vec<String> = rx.iter().map(|(_, l)| l).collect();
+    let mut rest = rest;
+    rest.sort();
     assert_eq!(
         rest,
-        ["{\"type\":\"noted\",\"payload\":\"newest\"}"],
-        "the first session's new line, and no line again"
+        [
+            "{\"type\":\"noted\",\"payload\":\"newest\"}",
+            "{\"type\":\"noted\",\"payload\":\"older\"}"
+        ],
+        "each session's new line, and no line again"
     );
 }
 
