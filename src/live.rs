@@ -198,10 +198,19 @@ fn stop_signals() -> Arc<AtomicU8> {
 }
 
 impl Changes {
-    /// After a change: the folders that came since watched too (a failure to watch one
-    /// leaves the report as it is: it is tried again at the next change).
-    fn changed(&mut self, spec: &Watched) {
+    /// After a change: a burst of writes taken as one, the folders that came since watched
+    /// too (one that cannot be is tried again at the next change), the logs read again.
+    fn take<V: View>(
+        &mut self,
+        config: &Config,
+        template: &V,
+        spec: &Watched,
+        logs: &mut Vec<Log<V>>,
+    ) {
+        std::thread::sleep(SETTLE);
+        while self.rx.try_recv().is_ok() {}
         let _ = self.watch.update(spec);
+        refresh(config, template, spec, logs);
     }
 }
 
@@ -299,12 +308,7 @@ fn report<V: View + Clone>(template: &V, logs: &[Log<V>], mode: OutputMode) -> S
 /// Waits for a change (or the tick); true when the logs changed, false for the tick.
 fn wait(rx: &mpsc::Receiver<notify::Result<notify::Event>>, until: Instant) -> Option<bool> {
     match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
-        Ok(_) => {
-            // A burst of writes is one change.
-            std::thread::sleep(SETTLE);
-            while rx.try_recv().is_ok() {}
-            Some(true)
-        }
+        Ok(_) => Some(true),
         Err(mpsc::RecvTimeoutError::Timeout) => Some(false),
         Err(mpsc::RecvTimeoutError::Disconnected) => None,
     }
@@ -342,10 +346,7 @@ fn snapshots<V: View + Clone>(
             last = Some(rows);
         }
         match wait(&changes.rx, Instant::now() + TICK) {
-            Some(true) => {
-                changes.changed(spec);
-                refresh(config, &views.shown, spec, logs);
-            }
+            Some(true) => changes.take(config, &views.shown, spec, logs),
             Some(false) => {}
             None => return Ok(ExitStatus::SUCCESS),
         }
@@ -451,10 +452,7 @@ fn on_terminal<V: View + Clone>(
         }
         match changes.rx.try_recv() {
             Ok(_) => {
-                std::thread::sleep(SETTLE);
-                while changes.rx.try_recv().is_ok() {}
-                changes.changed(spec);
-                refresh(config, shown, spec, logs);
+                changes.take(config, shown, spec, logs);
                 draw(views, logs, config)?;
             }
             Err(mpsc::TryRecvError::Disconnected) => return Ok(ExitStatus::SUCCESS),

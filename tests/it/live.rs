@@ -212,35 +212,70 @@ fn ctrl_c_and_a_kill_give_the_terminal_back_too() {
     );
 }
 
+/// `cursor-stream ARGS --live` piped, reading `home`: its snapshots, each within 10 s
+/// (a test fails, it does not hang); the process is killed when done with.
+struct Snapshots {
+    child: std::process::Child,
+    rx: std::sync::mpsc::Receiver<String>,
+}
+
+impl Snapshots {
+    fn start(home: &Path, args: &[&str]) -> Snapshots {
+        let mut cmd = Command::new(BIN);
+        cmd.args(args);
+        in_home(&mut cmd, home);
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Snapshots { child, rx }
+    }
+
+    fn next(&self) -> Value {
+        let line = self.rx.recv_timeout(Duration::from_secs(10));
+        serde_json::from_str(&line.expect("a snapshot within 10 s")).unwrap()
+    }
+}
+
+impl Drop for Snapshots {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// Not on a terminal: `{"at", "rows"}` at the start, and again when a log is written.
 #[test]
 fn not_on_a_terminal_each_change_is_a_snapshot_line() {
     let home = tempfile::tempdir().unwrap();
     add_rollout(home.path(), "0.58-token-info-null", 1);
-    let mut cmd = Command::new(BIN);
-    cmd.args(["usage", "blocks", "--live", "--from", "codex"]);
-    in_home(&mut cmd, home.path());
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let first: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    let live = Snapshots::start(
+        home.path(),
+        &["usage", "blocks", "--live", "--from", "codex"],
+    );
+    let first = live.next();
     assert!(first["at"].as_str().unwrap().ends_with('Z'));
     assert_eq!(first["rows"].as_array().unwrap().len(), 1, "{first}");
     assert_eq!(first["rows"][0]["limits"][0]["window"], "five_hour");
     let written = Instant::now();
     add_rollout(home.path(), "0.117-archived-task-events", 2);
-    let next: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    let next = live.next();
     assert!(
         written.elapsed() < Duration::from_secs(1),
         "{:?}",
         written.elapsed()
     );
     assert!(next["rows"].as_array().unwrap().len() > 1, "{next}");
-    child.kill().unwrap();
-    child.wait().unwrap();
 }
 
 /// `sessions --live`, piped: the sessions at the start, then with the one just written.
@@ -248,20 +283,12 @@ fn not_on_a_terminal_each_change_is_a_snapshot_line() {
 fn sessions_live_adds_a_session_when_its_log_is_written() {
     let home = tempfile::tempdir().unwrap();
     add_rollout(home.path(), "0.58-token-info-null", 1);
-    let mut cmd = Command::new(BIN);
-    cmd.args(["sessions", "--live", "--from", "codex"]);
-    in_home(&mut cmd, home.path());
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let first: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    let live = Snapshots::start(home.path(), &["sessions", "--live", "--from", "codex"]);
+    let first = live.next();
     assert_eq!(first["rows"].as_array().unwrap().len(), 1, "{first}");
     let written = Instant::now();
     let log = add_rollout(home.path(), "0.117-archived-task-events", 2);
-    let next: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    let next = live.next();
     assert!(
         written.elapsed() < Duration::from_secs(1),
         "{:?}",
@@ -279,8 +306,6 @@ fn sessions_live_adds_a_session_when_its_log_is_written() {
             .any(|f| f.ends_with(&*log.file_name().unwrap().to_string_lossy())),
         "{next}"
     );
-    child.kill().unwrap();
-    child.wait().unwrap();
 }
 
 /// A home where the agent has written nothing yet: the first snapshot at the start, with no
@@ -288,32 +313,13 @@ fn sessions_live_adds_a_session_when_its_log_is_written() {
 #[test]
 fn an_agent_folder_made_after_the_start_is_watched() {
     let home = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(BIN);
-    cmd.args(["usage", "daily", "--live", "--from", "codex"]);
-    in_home(&mut cmd, home.path());
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let out = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let next = || -> Value {
-        let line = rx.recv_timeout(Duration::from_secs(10));
-        serde_json::from_str(&line.expect("a snapshot within 10 s")).unwrap()
-    };
-    let first = next();
+    let live = Snapshots::start(
+        home.path(),
+        &["usage", "daily", "--live", "--from", "codex"],
+    );
+    let first = live.next();
     assert_eq!(first["rows"], serde_json::json!([]), "{first}");
     add_rollout(home.path(), "0.58-token-info-null", 1);
-    let then = next();
+    let then = live.next();
     assert_eq!(then["rows"][0]["date"], "2025-11-17", "{then}");
-    child.kill().unwrap();
-    child.wait().unwrap();
 }

@@ -256,6 +256,32 @@ fn limits_cell(b: &Block, opts: &UsageOptions) -> String {
     escape_line(&parts.join(" · "))
 }
 
+/// A block's cells in the table: the active one marked, its limits beside it.
+fn row(b: &Block, now_ms: i64, opts: &UsageOptions) -> [String; 8] {
+    let (rate, _) = b.rates(now_ms);
+    let (projected, projected_cost) = b.projected(now_ms);
+    let mark = if b.active(now_ms) { " ●" } else { "" };
+    // Token figures rounded as in --json.
+    let tokens = |t: f64| words::thousands(t.round() as u64);
+    let at_end = match (b.active(now_ms), projected) {
+        (true, Some(t)) => match projected_cost {
+            Some(c) => format!("{} ${c:.2}", tokens(t)),
+            None => tokens(t),
+        },
+        _ => "-".to_string(),
+    };
+    [
+        format!("{}{mark}", local(b.start_ms, opts)),
+        b.agent.name().to_string(),
+        b.calls.to_string(),
+        words::thousands(b.sums.total()),
+        cost_cell(&b.sums),
+        rate.map_or("-".to_string(), tokens),
+        at_end,
+        limits_cell(b, opts),
+    ]
+}
+
 /// The blocks as a table: a row per block, the active one marked, its limits beside it.
 pub(crate) fn write(
     opts: &UsageOptions,
@@ -277,30 +303,7 @@ pub(crate) fn write(
         "AT END",
         "LIMITS (from the agent)",
     ];
-    let mut table: Vec<[String; 8]> = Vec::new();
-    for b in blocks {
-        let (rate, _) = b.rates(now_ms);
-        let (projected, projected_cost) = b.projected(now_ms);
-        let mark = if b.active(now_ms) { " ●" } else { "" };
-        let at_end = match (b.active(now_ms), projected) {
-            (true, Some(t)) => match projected_cost {
-                Some(c) => format!("{} ${c:.2}", words::thousands(t.round() as u64)),
-                None => words::thousands(t.round() as u64),
-            },
-            _ => "-".to_string(),
-        };
-        table.push([
-            format!("{}{mark}", local(b.start_ms, opts)),
-            b.agent.name().to_string(),
-            b.calls.to_string(),
-            words::thousands(b.sums.total()),
-            cost_cell(&b.sums),
-            // Rounded as in --json.
-            rate.map_or("-".to_string(), |r| words::thousands(r.round() as u64)),
-            at_end,
-            limits_cell(b, opts),
-        ]);
-    }
+    let table: Vec<[String; 8]> = blocks.iter().map(|b| row(b, now_ms, opts)).collect();
     let mut widths = header.map(fit::width);
     for row in &table {
         for (i, cell) in row.iter().enumerate() {
